@@ -1,0 +1,57 @@
+# Groundwork: `make run` serves the app in the embedded mode, `make test` runs the test suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+SERVICE_VARS := DATABASE_URL REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
+
+.PHONY: run test install install-dev chromium migrate demo bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+# Playwright drives Debian's chromium (its own browser download cannot reach the network here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "Installing Debian's chromium for the browser tests"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+demo: migrate
+	$(BIN)/python manage.py load_demo
+
+run: demo
+	@$(BIN)/python manage.py print_links --base http://$(HOST):$(PORT)
+	$(BIN)/daphne -b $(HOST) -p $(PORT) groundwork.asgi:application
+
+# Pass 1: the embedded default (SQLite, in-memory layer, in-process tasks), whatever the environment.
+# Pass 2: the same tests on PostgreSQL + Redis, when DATABASE_URL / REDIS_URL are set (as .ci/run does).
+test: install-dev chromium
+	env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider
+	@if [ -n "$$DATABASE_URL$$REDIS_URL" ]; then \
+		echo "== second pass: DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \
+		$(BIN)/python -m pytest -p no:cacheprovider; \
+	fi
+
+bench: install-dev
+	$(BIN)/python bench/knowledge_latency.py
+	$(BIN)/python bench/export_speed.py
+
+clean:
+	rm -rf $(VENV) var .test-db.sqlite3*

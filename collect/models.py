@@ -1,0 +1,151 @@
+"""Campaigns, workers, rooms and messages. Room state lives here, not in any server process."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+
+from django.db import models
+
+
+def _pseudonym() -> str:
+    return secrets.token_hex(8)
+
+
+def _completion_code() -> str:
+    return secrets.token_hex(4).upper()
+
+
+class Protocol(models.TextChoices):
+    WOW = "wow", "Wizard of Wikipedia"
+
+
+class Campaign(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=200)
+    protocol = models.CharField(max_length=20, choices=Protocol.choices, default=Protocol.WOW)
+    knowledge_source = models.ForeignKey("retrieval.KnowledgeSource", on_delete=models.PROTECT, related_name="campaigns")
+    is_active = models.BooleanField(default=True)
+    # Each worker must speak a random number of turns in [min_turns, max_turns] before either may end.
+    min_turns = models.PositiveSmallIntegerField(default=4)
+    max_turns = models.PositiveSmallIntegerField(default=5)
+    # Hard cap on turns per worker: the chat ends by itself here.
+    turn_limit = models.PositiveSmallIntegerField(default=12)
+    wait_timeout_seconds = models.PositiveIntegerField(default=300, help_text="Give up pairing after this long")
+    disconnect_grace_seconds = models.PositiveIntegerField(default=60, help_text="Wait this long for a partner who left")
+    completion_code = models.CharField(max_length=40, default=_completion_code)
+    completion_url = models.URLField(blank=True, help_text="e.g. https://app.prolific.com/submissions/complete?cc=CODE")
+    instructions = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Persona(models.Model):
+    """A persona sentence and the 2–3 Wikipedia topics linked to it (WoW's topic choice)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="personas")
+    text = models.CharField(max_length=300)
+    topics = models.JSONField(help_text="List of article titles, e.g. [\"Guitar\", \"Blues\"]")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Worker(models.Model):
+    platform = models.CharField(max_length=20, default="inhouse")
+    external_id = models.CharField(max_length=100)
+    # What exports carry instead of the platform id.
+    pseudonym = models.CharField(max_length=32, unique=True, default=_pseudonym)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["platform", "external_id"], name="worker_unique_external")]
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.external_id}"
+
+
+class RoomStatus(models.TextChoices):
+    CHOOSING_TOPIC = "choosing_topic"
+    CHATTING = "chatting"
+    RATING = "rating"
+    COMPLETE = "complete"
+    INCOMPLETE = "incomplete"
+
+
+class Room(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rooms")
+    status = models.CharField(max_length=20, choices=RoomStatus.choices, default=RoomStatus.CHOOSING_TOPIC)
+    first_speaker = models.CharField(max_length=20, help_text="Role that chooses the topic and speaks first")
+    turns_required = models.PositiveSmallIntegerField(help_text="Turns each before either may end")
+    persona = models.ForeignKey(Persona, null=True, on_delete=models.SET_NULL, related_name="+")
+    topic = models.CharField(max_length=300, blank=True)
+    topic_passage = models.JSONField(default=list, help_text="Sentences of the topic article shown to the wizard")
+    rating = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Apprentice's 1–5 rating of the wizard")
+    end_reason = models.CharField(max_length=200, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    ended = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.campaign.slug}/{self.id}"
+
+
+class AssignmentStatus(models.TextChoices):
+    WAITING = "waiting"
+    PAIRED = "paired"
+    TIMED_OUT = "timed_out"
+    LEFT = "left"
+
+
+class Assignment(models.Model):
+    """One worker's entry into a campaign: first a place in the waiting room, then a seat in a room."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=20, choices=AssignmentStatus.choices, default=AssignmentStatus.WAITING)
+    room = models.ForeignKey(Room, null=True, blank=True, on_delete=models.CASCADE, related_name="members")
+    role = models.CharField(max_length=20, blank=True)
+    study_id = models.CharField(max_length=100, blank=True)
+    session_id = models.CharField(max_length=100, blank=True)
+    connected = models.BooleanField(default=False)
+    left_at = models.DateTimeField(null=True, blank=True, help_text="When the last connection closed")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["room", "role"], name="assignment_one_worker_per_role"),
+            models.UniqueConstraint(fields=["room", "worker"], name="assignment_one_seat_per_worker"),
+        ]
+        indexes = [models.Index(fields=["campaign", "status", "created"])]
+
+    def __str__(self) -> str:
+        return f"{self.worker} in {self.campaign.slug} ({self.status})"
+
+
+class Message(models.Model):
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="messages")
+    seq = models.PositiveIntegerField(help_text="1, 2, ... within the room")
+    sender = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=20)
+    client_id = models.CharField(max_length=64, help_text="Sender-generated id: a resend is not stored twice")
+    text = models.TextField()
+    created = models.DateTimeField(auto_now_add=True)
+    # Knowledge retrieved for this utterance: [{title: [sentence, ...]}, ...] (WoW retrieved_passages).
+    retrieved_passages = models.JSONField(null=True, blank=True)
+    # Wizard messages: exactly what the wizard was shown, and what they checked (WoW export keys).
+    knowledge_shown = models.JSONField(null=True, blank=True)
+    checked_sentence = models.JSONField(null=True, blank=True)
+    checked_passage = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["room_id", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "seq"], name="message_unique_seq"),
+            models.UniqueConstraint(fields=["room", "sender", "client_id"], name="message_idempotent_client_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.room_id}#{self.seq} {self.role}: {self.text[:40]}"

@@ -1,0 +1,3 @@
+from groundwork.celery import app as celery_app
+
+__all__ = ["celery_app"]
