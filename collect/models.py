@@ -112,6 +112,7 @@ class Assignment(models.Model):
     session_id = models.CharField(max_length=100, blank=True)
     connected = models.BooleanField(default=False)
     left_at = models.DateTimeField(null=True, blank=True, help_text="When the last connection closed")
+    last_seen = models.DateTimeField(null=True, blank=True, help_text="Last frame or ping from this worker")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

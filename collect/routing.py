@@ -1,3 +1,8 @@
 from django.urls import path
 
-websocket_urlpatterns: list = []
+from collect.consumers import RoomConsumer, WaitingConsumer
+
+websocket_urlpatterns = [
+    path("ws/wait/<int:assignment_id>/", WaitingConsumer.as_asgi()),
+    path("ws/room/<uuid:room_id>/", RoomConsumer.as_asgi()),
+]

@@ -1,3 +1,12 @@
 from django.urls import path
 
-urlpatterns: list = []
+from collect import views
+
+app_name = "collect"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("join/<slug:slug>/", views.join, name="join"),
+    path("a/<int:assignment_id>/wait/", views.wait, name="wait"),
+    path("room/<uuid:room_id>/", views.room, name="room"),
+    path("room/<uuid:room_id>/done/", views.done, name="done"),
+]

@@ -8,6 +8,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "groundwork.settings")
 # Django must be set up before the routing imports consumers and models.
 django_asgi_app = get_asgi_application()
 
+from django.conf import settings  # noqa: E402
+
+if settings.SERVE_STATIC:
+    # The embedded mode has no proxy in front of daphne to serve /static/.
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    django_asgi_app = ASGIStaticFilesHandler(django_asgi_app)
+
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402

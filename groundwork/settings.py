@@ -3,6 +3,7 @@ mode (SQLite, in-memory channel layer, Celery tasks run in-process) that `make r
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -70,14 +71,20 @@ TEMPLATES = [
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    # One test database per test process, so that concurrent test runs never share one.
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 else:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": VAR_DIR / "db.sqlite3",
-            # A file, not memory, so that a live daphne process in the browser tests shares it.
-            "TEST": {"NAME": str(BASE_DIR / ".test-db.sqlite3")},
-            "OPTIONS": {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"},
+            # A file, not memory, so that a live daphne process in the browser tests shares it;
+            # one per test process, so that concurrent test runs do not lock each other out.
+            "TEST": {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")},
+            # IMMEDIATE: a write transaction takes the lock up front and waits for it, instead of
+            # failing with "database is locked" when two threads write at once.
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -122,6 +129,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
+SERVE_STATIC = env_bool("GROUNDWORK_SERVE_STATIC", True)
 
 LOGIN_URL = "/admin/login/"
 

@@ -1,0 +1,53 @@
+from django.contrib import admin
+
+from collect.models import Assignment, Campaign, Message, Persona, Room, Worker
+
+
+class PersonaInline(admin.TabularInline):
+    model = Persona
+    extra = 1
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "protocol", "is_active", "knowledge_source", "created"]
+    list_filter = ["protocol", "is_active"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [PersonaInline]
+
+
+class AssignmentInline(admin.TabularInline):
+    model = Assignment
+    fields = ["worker", "role", "status", "connected", "last_seen"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+class MessageInline(admin.TabularInline):
+    model = Message
+    fields = ["seq", "role", "text", "checked_sentence"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Room)
+class RoomAdmin(admin.ModelAdmin):
+    list_display = ["id", "campaign", "status", "topic", "rating", "created", "ended"]
+    list_filter = ["campaign", "status"]
+    search_fields = ["topic"]
+    readonly_fields = ["first_speaker", "turns_required", "topic_passage", "created", "ended"]
+    inlines = [AssignmentInline, MessageInline]
+
+
+@admin.register(Worker)
+class WorkerAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "platform", "pseudonym", "created"]
+    search_fields = ["external_id", "pseudonym"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["worker", "campaign", "status", "room", "role", "created"]
+    list_filter = ["campaign", "status"]

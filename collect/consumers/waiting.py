@@ -1,0 +1,92 @@
+"""The waiting room: stays open until the worker is paired or their wait times out."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.urls import reverse
+from django.utils import timezone
+
+from collect.errors import ProtocolError
+from collect.models import Assignment, AssignmentStatus
+from collect.consumers.base import GroundworkConsumer
+from collect.services import matchmaking
+
+
+def group_for(assignment_id: int) -> str:
+    return f"assignment.{assignment_id}"
+
+
+@database_sync_to_async
+def _own_assignment(assignment_id: int, worker_id: int | None) -> Assignment | None:
+    if worker_id is None:
+        return None
+    return Assignment.objects.select_related("campaign", "room").filter(pk=assignment_id, worker_id=worker_id).first()
+
+
+@database_sync_to_async
+def _paired_frame(assignment_id: int) -> dict[str, Any]:
+    assignment = Assignment.objects.get(pk=assignment_id)
+    return {"type": "paired", "room_url": reverse("collect:room", args=[assignment.room_id]), "role": assignment.role}
+
+
+class WaitingConsumer(GroundworkConsumer):
+    timer: asyncio.Task | None = None
+    assignment_id: int | None = None
+
+    async def join(self) -> None:
+        assignment = await _own_assignment(int(self.scope["url_route"]["kwargs"]["assignment_id"]), self.worker_id)
+        if assignment is None:
+            await self.refuse_member()
+            return
+        self.assignment_id = assignment.pk
+        await self.channel_layer.group_add(group_for(assignment.pk), self.channel_name)
+        if assignment.status == AssignmentStatus.PAIRED:
+            await self.send_json(await _paired_frame(assignment.pk))
+            return
+        if assignment.status != AssignmentStatus.WAITING or await database_sync_to_async(matchmaking.waiting_expire)(
+            assignment_id=assignment.pk
+        ):
+            await self.send_timeout()
+            return
+        await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=assignment.pk, connected=True)
+        timeout = assignment.campaign.wait_timeout_seconds
+        remaining = (assignment.created - timezone.now()).total_seconds() + timeout
+        await self.send_json({"type": "waiting", "timeout_seconds": timeout, "remaining_seconds": max(0, int(remaining))})
+        self.timer = asyncio.create_task(self.expire_after(remaining))
+        room = await database_sync_to_async(matchmaking.room_pair)(assignment_id=assignment.pk)
+        if room is not None:
+            for member_id in await database_sync_to_async(lambda: list(room.members.values_list("pk", flat=True)))():
+                await self.channel_layer.group_send(group_for(member_id), {"type": "assignment.paired"})
+
+    async def expire_after(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
+        if await database_sync_to_async(matchmaking.waiting_expire)(assignment_id=self.assignment_id):
+            await self.send_timeout()
+
+    async def send_timeout(self) -> None:
+        await self.send_json(
+            {"type": "timeout", "message": "Sorry, no partner could be found in time. Please try again later."}
+        )
+
+    async def handle(self, frame: dict[str, Any]) -> None:
+        if self.assignment_id is None:
+            raise ProtocolError("not_member", "This page belongs to another worker.")
+        if frame["type"] != "ping":
+            raise ProtocolError("bad_frame", "The waiting room accepts only 'ping' frames.")
+        await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=self.assignment_id, connected=True)
+        await self.send_json({"type": "pong"})
+
+    async def assignment_paired(self, event: dict[str, Any]) -> None:
+        if self.timer:
+            self.timer.cancel()
+        await self.send_json(await _paired_frame(self.assignment_id))
+
+    async def disconnect(self, code: int) -> None:
+        if self.timer:
+            self.timer.cancel()
+        if self.assignment_id is not None:
+            await self.channel_layer.group_discard(group_for(self.assignment_id), self.channel_name)
+            await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=self.assignment_id, connected=False)

@@ -1,0 +1,67 @@
+"""Shared fixtures. Tests marked `services` need PostgreSQL/Redis and run only in the second pass."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+SERVICE_VARS = ("DATABASE_URL", "REDIS_URL")
+
+ARTICLES = [
+    ("Guitar", "The guitar is a fretted musical instrument that typically has six strings. It is played by strumming or plucking the strings with the fingers or a pick. The sound is projected acoustically or through an amplifier."),
+    ("Blues", "Blues is a music genre and musical form which originated in the Deep South of the United States around the 1860s. Blues incorporated spirituals, work songs, field hollers and ballads. The blues form is ubiquitous in jazz and rock and roll."),
+    ("Jazz", "Jazz is a music genre that originated in the African-American communities of New Orleans. Jazz is characterized by swing and blue notes, complex chords and improvisation."),
+    ("Cat", "The cat is a small domesticated carnivorous mammal. Cats are valued by humans for companionship and for hunting vermin. A cat sleeps for most of the day."),
+    ("Dog", "The dog is a domesticated descendant of the wolf. Dogs were the first species to be domesticated by humans. Dogs are kept as pets and working animals."),
+    ("Tea", "Tea is an aromatic beverage prepared by pouring hot water over cured leaves of the tea plant. After water, tea is the most widely consumed drink in the world."),
+    ("Coffee", "Coffee is a beverage brewed from roasted coffee beans. Darkly coloured, bitter and slightly acidic, coffee has a stimulating effect on humans because of its caffeine content."),
+    ("Mount Everest", "Mount Everest is Earth's highest mountain above sea level, located in the Himalayas. Its elevation is 8,849 metres. Climbers attempt the summit every spring."),
+    ("Science fiction", "Science fiction is a genre of speculative fiction dealing with imaginative concepts such as futuristic science, space exploration and time travel. It is often called the literature of ideas."),
+    ("Time travel", "Time travel is the hypothetical activity of traveling into the past or future. Time travel is a widely recognized concept in philosophy and fiction, particularly science fiction."),
+]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if any(os.environ.get(var) for var in SERVICE_VARS):
+        return
+    skip = pytest.mark.skip(reason="needs DATABASE_URL / REDIS_URL (second CI pass)")
+    for item in items:
+        if "services" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def index_dir(settings, tmp_path: Path) -> Path:
+    settings.INDEX_DIR = tmp_path / "indexes"
+    return settings.INDEX_DIR
+
+
+def import_articles(tmp_path: Path, slug: str, articles: list[tuple[str, str]] = ARTICLES):
+    """A knowledge source built the way researchers build one: import a JSON Lines file, index it."""
+    from retrieval.models import KnowledgeSource
+
+    path = tmp_path / f"{slug}.jsonl"
+    path.write_text("\n".join(json.dumps({"title": t, "text": x}) for t, x in articles), encoding="utf-8")
+    call_command("import_knowledge", "jsonl", str(path), source=slug)
+    call_command("build_index", source=slug)
+    return KnowledgeSource.objects.get(slug=slug)
+
+
+@pytest.fixture
+def knowledge(db, index_dir: Path, tmp_path: Path):
+    return import_articles(tmp_path, "test-wiki")
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """Each async test runs on its own event loop; a cached Redis layer would keep locks and
+    connections bound to the previous test's loop."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
