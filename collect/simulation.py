@@ -37,7 +37,7 @@ class Bot:
     socket: WebsocketCommunicator | None = None
     state: dict[str, Any] = field(default_factory=dict)
     knowledge: list[dict[str, Any]] = field(default_factory=list)
-    inbox: list[dict[str, Any]] = field(default_factory=list)
+    knowledge_seq: int = 0
 
 
 @database_sync_to_async
@@ -66,6 +66,7 @@ async def _until(bot: Bot, predicate: Any, timeout: float) -> dict[str, Any]:
             bot.state = frame
         elif frame["type"] == "knowledge":
             bot.knowledge = frame["passages"]
+            bot.knowledge_seq = frame["after_seq"]
         elif frame["type"] == "error":
             raise RuntimeError(f"{bot.name} was refused: {frame['code']}: {frame['message']}")
         if predicate(frame):
@@ -129,9 +130,10 @@ async def _converse(bots: list[Bot], timeout: float) -> None:
         turn += 1
         client_id = f"{speaker.name}-{turn}"
         if speaker.state["role"] == "wizard":
-            # The panel is final once the knowledge for the partner's last turn has arrived.
-            if speaker.state["last_seq"] and not any(p["source"] == "partner" for p in speaker.knowledge):
-                await _until(speaker, lambda f: f["type"] == "knowledge" and any(p["source"] == "partner" for p in f["passages"]), timeout)
+            # Like a person, wait for the knowledge retrieved for the partner's last turn.
+            seen = speaker.state["last_seq"]
+            if speaker.knowledge_seq < seen:
+                await _until(speaker, lambda f: f["type"] == "knowledge" and f["after_seq"] >= seen, timeout)
             text, checked = _wizard_reply(speaker)
             frame = {"type": "message", "client_id": client_id, "text": text, "checked": checked}
         else:

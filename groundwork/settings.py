@@ -69,8 +69,11 @@ TEMPLATES = [
 
 # --- Database: SQLite by default, anything dj-database-url understands via DATABASE_URL.
 DATABASE_URL = env_str("DATABASE_URL")
+# Channels closes "old" connections around every consumer handler: with 0 each handler would open
+# a new connection, which costs more than the handler itself.
+CONN_MAX_AGE = env_int("CONN_MAX_AGE", 300, minimum=0)
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True)}
     # One test database per test process, so that concurrent test runs never share one.
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 else:
@@ -79,6 +82,7 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": VAR_DIR / "db.sqlite3",
+            "CONN_MAX_AGE": CONN_MAX_AGE,
             # A file, not memory, so that a live daphne process in the browser tests shares it;
             # one per test process, so that concurrent test runs do not lock each other out.
             "TEST": {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")},

@@ -1,0 +1,22 @@
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from collect.demo import demo_campaign_ensure
+from retrieval.models import KnowledgeSource
+
+DEMO_SOURCE = "wiki-demo"
+
+
+class Command(BaseCommand):
+    help = "Load the demo knowledge (Wikipedia lead paragraphs), build its index and create the demo campaign."
+
+    def handle(self, *args, **options) -> None:
+        source = KnowledgeSource.objects.filter(slug=DEMO_SOURCE).first()
+        if source is None or not source.articles.exists():
+            call_command("import_knowledge", "demo", source=DEMO_SOURCE, name="Wikipedia vital articles (demo)")
+            source = KnowledgeSource.objects.get(slug=DEMO_SOURCE)
+        if not (settings.INDEX_DIR / DEMO_SOURCE / "meta.json").exists():
+            call_command("build_index", source=DEMO_SOURCE)
+        campaign = demo_campaign_ensure(source=source)
+        self.stdout.write(f"demo ready: {source.articles.count()} articles in '{source.slug}', campaign '{campaign.slug}'")

@@ -1,0 +1,39 @@
+"""`manage.py simulate` runs whole dialogues through the real websocket stack."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from collect.models import Campaign, Message, Room, RoomStatus
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_it_runs_complete_dialogues(campaign: Campaign) -> None:
+    out = io.StringIO()
+    call_command("simulate", "wow", dialogues=3, concurrency=2, stdout=out)
+    assert "simulated 3 complete dialogues" in out.getvalue()
+    rooms = list(Room.objects.filter(campaign=campaign))
+    assert len(rooms) == 3
+    for room in rooms:
+        assert room.status == RoomStatus.COMPLETE and 1 <= room.rating <= 5
+        assert room.topic in ("Guitar", "Blues") and room.topic_passage
+        messages = list(room.messages.order_by("seq"))
+        assert len(messages) == 4  # min_turns = max_turns = 2 each
+        assert {m.sender.worker_id for m in messages} == {m.worker_id for m in room.members.all()}
+        for message in messages:
+            assert message.retrieved_passages is not None
+            if message.role == "wizard":
+                (key,) = message.checked_sentence
+                assert key == "no_passages_used" or key.split("_")[0] in ("chosen", "partner", "self")
+    assert Message.objects.filter(role="wizard").exclude(checked_sentence__has_key="no_passages_used").exists()
+
+
+def test_it_needs_one_campaign(campaign: Campaign) -> None:
+    with pytest.raises(CommandError, match="exactly one"):
+        call_command("simulate", "wow", campaign="nope")
+    with pytest.raises(CommandError, match="at least 1"):
+        call_command("simulate", "wow", dialogues=0)
