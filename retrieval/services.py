@@ -1,17 +1,24 @@
 """The small API that collect/ and annotate/ call. Everything here is synchronous; callers on the
 event loop wrap it in database_sync_to_async so retrieval never blocks other rooms.
 
-CONTRACT (implemented by the retrieval work):
+CONTRACT:
 - passages_for_query(source_id=, query=, k=7) -> list[Passage]: top-k articles by TF-IDF for the
   query, each as {"title": str, "sentences": [str, ...]} (the lead paragraph split into sentences).
   Returns [] for an empty query. Raises IndexNotBuilt when the source has no index on disk.
 - topic_passage(source_id=, title=, max_sentences=10) -> list[str]: the lead sentences of the
   article with exactly that title, else of the best TF-IDF match for the title; [] if none.
+  Raises IndexNotBuilt only when it needs the fallback and the source has no index.
+Both raise KnowledgeSource.DoesNotExist for an unknown source.
 """
 
 from __future__ import annotations
 
 from typing import TypedDict
+
+from django.conf import settings
+
+from retrieval.index import TermMajorIndex, index_load
+from retrieval.models import LEAD_SECTION, Article, KnowledgeSource, Sentence
 
 
 class Passage(TypedDict):
@@ -21,3 +28,44 @@ class Passage(TypedDict):
 
 class IndexNotBuilt(RuntimeError):
     pass
+
+
+def passages_for_query(*, source_id: int, query: str, k: int = 7) -> list[Passage]:
+    if not query.strip():
+        return []
+    hits = _index(source_id).search(query, k=k)
+    return _lead_passages([pk for pk, _ in hits])
+
+
+def topic_passage(*, source_id: int, title: str, max_sentences: int = 10) -> list[str]:
+    if not title.strip() or max_sentences <= 0:
+        return []
+    article_id = Article.objects.filter(source_id=source_id, title=title).values_list("pk", flat=True).first()
+    if article_id is None:
+        hits = _index(source_id).search(title, k=1)
+        if not hits:
+            return []
+        article_id = hits[0][0]
+    sentences = Sentence.objects.filter(article_id=article_id, section=LEAD_SECTION).order_by("position")
+    return list(sentences.values_list("text", flat=True)[:max_sentences])
+
+
+def _index(source_id: int) -> TermMajorIndex:
+    slug = KnowledgeSource.objects.values_list("slug", flat=True).get(pk=source_id)
+    try:
+        return index_load(index_dir=settings.INDEX_DIR, slug=slug)
+    except FileNotFoundError as error:
+        raise IndexNotBuilt(f"no index for knowledge source {slug!r}: run build_index --source {slug}") from error
+
+
+def _lead_passages(article_ids: list[int]) -> list[Passage]:
+    """The lead sentences of these articles in the given order, in one query; missing ones are left out."""
+    rows = (
+        Sentence.objects.filter(article_id__in=article_ids, section=LEAD_SECTION)
+        .order_by("article_id", "position")
+        .values_list("article_id", "article__title", "text")
+    )
+    passages: dict[int, Passage] = {}
+    for article_id, title, text in rows:
+        passages.setdefault(article_id, {"title": title, "sentences": []})["sentences"].append(text)
+    return [passages[pk] for pk in article_ids if pk in passages]

@@ -1,0 +1,72 @@
+"""Index files on disk. Each build is written to its own directory under INDEX_DIR/.builds/<slug>/
+and published by atomically replacing the symlink INDEX_DIR/<slug>; readers load a build once per
+process (memory-mapped) and reload when the link points elsewhere or meta.json changes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from retrieval.index.term_major import ARRAYS, TermMajorIndex
+
+VERSION = 1
+BUILDS = ".builds"
+
+_cache: dict[Path, tuple[tuple[str, int], TermMajorIndex]] = {}
+_cache_lock = threading.Lock()
+
+
+def index_publish(*, index_dir: Path, slug: str, arrays: dict[str, np.ndarray], meta: dict[str, object]) -> Path:
+    """Write a complete build and make it the current one for `slug`; returns the build directory."""
+    builds = index_dir / BUILDS / slug
+    builds.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=f"{time.time_ns()}-", dir=builds))
+    build.chmod(0o755)  # mkdtemp makes it private; serving processes may run as another user
+    for name in ARRAYS:
+        np.save(build / f"{name}.npy", arrays[name])
+    (build / "meta.json").write_text(json.dumps({**meta, "version": VERSION}, indent=1))
+    link = index_dir / slug
+    previous = Path(os.readlink(link)).name if link.is_symlink() else None
+    if link.is_dir() and not link.is_symlink():
+        shutil.rmtree(link)
+    staged = index_dir / f".{slug}.{build.name}.link"
+    os.symlink(build.relative_to(index_dir), staged)
+    os.replace(staged, link)
+    # Keep the previous build (a reader that resolved the link just before the swap may still be
+    # loading it) and anything newer (a concurrent build not yet published); delete older ones.
+    if previous is not None:
+        for old in builds.iterdir():
+            if _stamp(old.name) < _stamp(previous) and (old / "meta.json").exists():
+                shutil.rmtree(old, ignore_errors=True)
+    return build
+
+
+def _stamp(build_name: str) -> int:
+    return int(build_name.split("-", 1)[0])
+
+
+def index_load(*, index_dir: Path, slug: str) -> TermMajorIndex:
+    """The current build for `slug`, memory-mapped and cached; FileNotFoundError if there is none."""
+    link = index_dir / slug
+    with _cache_lock:
+        build = link.resolve(strict=True)
+        meta_file = build / "meta.json"
+        fingerprint = (str(build), meta_file.stat().st_mtime_ns)
+        cached = _cache.get(link)
+        if cached is not None and cached[0] == fingerprint:
+            return cached[1]
+        meta = json.loads(meta_file.read_text())
+        if meta.get("version") != VERSION:
+            raise FileNotFoundError(f"{build} was built by index version {meta.get('version')}; rebuild it")
+        index = TermMajorIndex(
+            meta=meta, **{name: np.load(build / f"{name}.npy", mmap_mode="r") for name in ARRAYS}
+        )
+        _cache[link] = (fingerprint, index)
+        return index

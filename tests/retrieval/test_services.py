@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+import pytest
+from django.test.utils import CaptureQueriesContext
+from django.db import connection
+
+from retrieval.index import index_build
+from retrieval.models import Article, KnowledgeSource
+from retrieval.services import IndexNotBuilt, passages_for_query, topic_passage
+from tests.retrieval.conftest import MakeSource
+
+pytestmark = pytest.mark.django_db
+
+ANIMALS = {
+    "Dog": "The dog is a domesticated descendant of the wolf. Dogs bark at strangers.",
+    "Cat": "The cat is a small domesticated carnivorous mammal. Cats purr.",
+    "Axolotl": "The axolotl is a salamander. It lives in Lake Xochimilco. It regrows limbs.",
+    "Wolf": "The wolf is a large canine native to Eurasia and North America.",
+}
+
+
+@pytest.fixture
+def animals(make_source: MakeSource) -> KnowledgeSource:
+    source = make_source(ANIMALS)
+    index_build(source_id=source.pk)
+    return source
+
+
+def test_it_returns_titles_and_lead_sentences_in_rank_order(animals: KnowledgeSource) -> None:
+    passages = passages_for_query(source_id=animals.pk, query="a wolf descendant that barks", k=2)
+
+    assert passages == [
+        {"title": "Dog", "sentences": ["The dog is a domesticated descendant of the wolf.", "Dogs bark at strangers."]},
+        {"title": "Wolf", "sentences": ["The wolf is a large canine native to Eurasia and North America."]},
+    ]
+
+
+def test_it_returns_at_most_k_passages(animals: KnowledgeSource) -> None:
+    assert len(passages_for_query(source_id=animals.pk, query="the domesticated dog cat wolf", k=2)) == 2
+
+
+def test_it_fetches_the_passages_in_two_queries(animals: KnowledgeSource) -> None:
+    passages_for_query(source_id=animals.pk, query="warm up the index cache")
+
+    with CaptureQueriesContext(connection) as queries:
+        passages_for_query(source_id=animals.pk, query="salamander lake", k=7)
+
+    assert len(queries) == 2  # the source's slug, then the sentences with their titles
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n"])
+def test_it_returns_nothing_for_an_empty_query(make_source: MakeSource, query: str) -> None:
+    source = make_source(ANIMALS)
+
+    assert passages_for_query(source_id=source.pk, query=query) == []
+
+
+def test_it_raises_index_not_built_without_an_index(make_source: MakeSource) -> None:
+    source = make_source(ANIMALS)
+
+    with pytest.raises(IndexNotBuilt, match="build_index --source kb"):
+        passages_for_query(source_id=source.pk, query="dog")
+
+
+def test_it_leaves_out_articles_deleted_since_the_build(animals: KnowledgeSource) -> None:
+    Article.objects.filter(title="Axolotl").delete()
+
+    assert passages_for_query(source_id=animals.pk, query="salamander lake xochimilco") == []
+
+
+def test_topic_passage_returns_the_article_with_that_exact_title(animals: KnowledgeSource) -> None:
+    assert topic_passage(source_id=animals.pk, title="Axolotl") == [
+        "The axolotl is a salamander.",
+        "It lives in Lake Xochimilco.",
+        "It regrows limbs.",
+    ]
+
+
+def test_topic_passage_needs_no_index_for_an_exact_title(make_source: MakeSource) -> None:
+    source = make_source(ANIMALS)
+
+    assert topic_passage(source_id=source.pk, title="Cat", max_sentences=1) == [
+        "The cat is a small domesticated carnivorous mammal."
+    ]
+
+
+def test_topic_passage_falls_back_to_the_best_match(animals: KnowledgeSource) -> None:
+    assert topic_passage(source_id=animals.pk, title="the axolotl", max_sentences=1) == [
+        "The axolotl is a salamander."
+    ]
+
+
+def test_topic_passage_stops_at_max_sentences(animals: KnowledgeSource) -> None:
+    assert topic_passage(source_id=animals.pk, title="Axolotl", max_sentences=2) == [
+        "The axolotl is a salamander.",
+        "It lives in Lake Xochimilco.",
+    ]
+
+
+@pytest.mark.parametrize("title", ["", "quantum chromodynamics"])
+def test_topic_passage_returns_nothing_without_a_match(animals: KnowledgeSource, title: str) -> None:
+    assert topic_passage(source_id=animals.pk, title=title) == []
+
+
+def test_topic_passage_raises_index_not_built_when_it_needs_the_fallback(make_source: MakeSource) -> None:
+    source = make_source(ANIMALS)
+
+    with pytest.raises(IndexNotBuilt):
+        topic_passage(source_id=source.pk, title="salamanders")
+
+
+def test_it_reads_only_the_given_source(animals: KnowledgeSource, make_source: MakeSource) -> None:
+    other = make_source({"Axolotl": "An axolotl brand of bicycles."}, slug="bikes")
+
+    assert topic_passage(source_id=other.pk, title="Axolotl") == ["An axolotl brand of bicycles."]
+    with pytest.raises(IndexNotBuilt):
+        passages_for_query(source_id=other.pk, query="axolotl")
