@@ -50,6 +50,7 @@ test: install-dev chromium
 	fi
 
 bench: install-dev
+	$(BIN)/python bench/tfidf_query.py
 	$(BIN)/python bench/knowledge_latency.py
 	$(BIN)/python bench/export_speed.py
 

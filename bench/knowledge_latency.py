@@ -23,6 +23,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
+TURNS_PER_ROOM = 5  # apprentice turns in one room, as in a real WoW dialogue
+
+
 async def run(turns: int) -> list[float]:
     from channels.db import database_sync_to_async
     from channels.testing import WebsocketCommunicator
@@ -33,13 +36,21 @@ async def run(turns: int) -> list[float]:
     from retrieval.models import KnowledgeSource, Sentence
 
     @database_sync_to_async
-    def setup() -> tuple[str, dict[str, bytes], list[str]]:
+    def queries_for(count: int) -> list[str]:
+        rng = random.Random(0)
+        ids = list(Sentence.objects.values_list("pk", flat=True))
+        return list(Sentence.objects.filter(pk__in=rng.sample(ids, count)).values_list("text", flat=True))
+
+    @database_sync_to_async
+    def new_room() -> tuple[str, dict[str, bytes]]:
         source = KnowledgeSource.objects.get(slug="wiki-demo")
         campaign, _ = Campaign.objects.get_or_create(
             slug="bench-latency",
-            defaults={"name": "bench", "knowledge_source": source, "min_turns": 250, "max_turns": 250, "turn_limit": 32000},
+            defaults={"name": "bench", "knowledge_source": source, "min_turns": 5, "max_turns": 5, "turn_limit": 12},
         )
-        room = Room.objects.create(campaign=campaign, first_speaker="apprentice", turns_required=250, topic="Guitar", status="chatting")
+        room = Room.objects.create(
+            campaign=campaign, first_speaker="apprentice", turns_required=5, topic="Guitar", status="chatting"
+        )
         cookies = {}
         for role in ("wizard", "apprentice"):
             worker = Worker.objects.create(platform="bench", external_id=f"{role}-{room.pk}")
@@ -48,36 +59,43 @@ async def run(turns: int) -> list[float]:
             session["worker_id"] = worker.pk
             session.create()
             cookies[role] = f"sessionid={session.session_key}".encode()
-        rng = random.Random(0)
-        ids = list(Sentence.objects.values_list("pk", flat=True))
-        queries = list(Sentence.objects.filter(pk__in=rng.sample(ids, turns)).values_list("text", flat=True))
-        return str(room.pk), cookies, queries
+        return str(room.pk), cookies
 
-    room_id, cookies, queries = await setup()
-    sockets = {}
-    for role, cookie in cookies.items():
-        socket = WebsocketCommunicator(application, f"/ws/room/{room_id}/", headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", cookie)])
-        await socket.connect()
-        sockets[role] = socket
+    queries = await queries_for(turns)
     latencies = []
-    for turn, query in enumerate(queries):
-        seq = 2 * turn + 1
-        started = time.perf_counter()
-        await sockets["apprentice"].send_to(text_data=json.dumps({"type": "message", "client_id": f"a{turn}", "text": query[:1000]}))
-        while True:
-            frame = await sockets["wizard"].receive_json_from(timeout=5)
-            if frame["type"] == "error":
-                raise RuntimeError(frame)
-            if frame["type"] == "knowledge" and frame["after_seq"] == seq:
-                latencies.append((time.perf_counter() - started) * 1000)
-                break
-        reply = {"type": "message", "client_id": f"w{turn}", "text": "I see.", "checked": {"no_passages_used": True}}
-        await sockets["wizard"].send_to(text_data=json.dumps(reply))
-        while (await sockets["wizard"].receive_json_from(timeout=5))["type"] != "ack":
-            pass
-    for socket in sockets.values():
-        await socket.disconnect()
+    for first in range(0, turns, TURNS_PER_ROOM):
+        room_id, cookies = await new_room()
+        sockets = {}
+        for role, cookie in cookies.items():
+            socket = WebsocketCommunicator(
+                application, f"/ws/room/{room_id}/", headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", cookie)]
+            )
+            await socket.connect()
+            sockets[role] = socket
+        for turn, query in enumerate(queries[first : first + TURNS_PER_ROOM]):
+            latencies.append(await exchange(sockets, turn, query))
+        for socket in sockets.values():
+            await socket.disconnect()
     return latencies
+
+
+async def exchange(sockets: dict, turn: int, query: str) -> float:
+    """One apprentice message and the wizard's reply; returns ms until the wizard's knowledge."""
+    seq = 2 * turn + 1
+    started = time.perf_counter()
+    await sockets["apprentice"].send_to(text_data=json.dumps({"type": "message", "client_id": f"a{turn}", "text": query[:1000]}))
+    while True:
+        frame = await sockets["wizard"].receive_json_from(timeout=5)
+        if frame["type"] == "error":
+            raise RuntimeError(frame)
+        if frame["type"] == "knowledge" and frame["after_seq"] == seq:
+            elapsed = (time.perf_counter() - started) * 1000
+            break
+    reply = {"type": "message", "client_id": f"w{turn}", "text": "I see.", "checked": {"no_passages_used": True}}
+    await sockets["wizard"].send_to(text_data=json.dumps(reply))
+    while (await sockets["wizard"].receive_json_from(timeout=5))["type"] != "ack":
+        pass
+    return elapsed
 
 
 def main() -> None:

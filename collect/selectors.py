@@ -59,13 +59,19 @@ def messages_after(*, room_id: Any, after: int) -> list[dict[str, Any]]:
     return [message_event(m) for m in Message.objects.filter(room_id=room_id, seq__gt=after).order_by("seq")]
 
 
+def last_two_messages(room_id: Any) -> list[Message]:
+    """The wizard's knowledge depends on the last two turns only (WoW's dialog[i-1], dialog[i-2])."""
+    recent = Message.objects.filter(room_id=room_id).only("role", "retrieved_passages").order_by("-seq")[:2]
+    return list(reversed(recent))
+
+
 def wizard_knowledge(*, room_id: Any) -> dict[str, Any]:
     room = Room.objects.get(pk=room_id)
-    messages = list(room.messages.order_by("seq"))
+    recent = last_two_messages(room_id)
     return {
         "type": "knowledge",
-        "after_seq": len(messages),
-        "passages": wow.knowledge_for_wizard(room, messages),
+        "after_seq": Message.objects.filter(room_id=room_id).count(),
+        "passages": wow.knowledge_for_wizard(room, recent),
     }
 
 

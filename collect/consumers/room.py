@@ -42,6 +42,19 @@ def _off_loop(func: Any) -> Any:
     return sync_to_async(call, thread_sensitive=False)
 
 
+# One thread hop per step of the message path: each helper does all the database work of its step.
+@database_sync_to_async
+def _post(**kwargs: Any) -> tuple[rooms.Posted, dict[str, Any] | None]:
+    posted = rooms.message_post(**kwargs)
+    return posted, selectors.room_snapshot(kwargs["room_id"]) if posted.created else None
+
+
+def _retrieve(*, message_id: int, room_id: str) -> dict[str, Any] | None:
+    """Retrieve for the new message; after the apprentice's turn, the wizard's new knowledge."""
+    message = rooms.message_retrieve(message_id=message_id)
+    return selectors.wizard_knowledge(room_id=room_id) if message.role == wow.APPRENTICE else None
+
+
 class RoomConsumer(GroundworkConsumer):
     member: Assignment | None = None
     partner_timer: asyncio.Task | None = None
@@ -107,22 +120,19 @@ class RoomConsumer(GroundworkConsumer):
         checked: Any = "missing"
         if self.role == wow.WIZARD and "checked" in frame:
             checked = parse_checked(frame["checked"])
-        posted = await database_sync_to_async(rooms.message_post)(
-            room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, checked=checked
-        )
+        posted, snapshot = await _post(room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, checked=checked)
         message = posted.message
         await self.send_json({"type": "ack", "client_id": client_id, "seq": message.seq})
         if not posted.created:
             return
-        snapshot = await database_sync_to_async(selectors.room_snapshot)(self.room_id)
         await self.broadcast({"type": "room.message", "message": selectors.message_event(message), "snapshot": snapshot})
         try:
-            await _off_loop(rooms.message_retrieve)(message_id=message.pk)
+            knowledge = await _off_loop(_retrieve)(message_id=message.pk, room_id=self.room_id)
         except IndexNotBuilt:
             log.error("room %s: no knowledge index for its source; the wizard gets no retrieved passages", self.room_id)
             return
-        if message.role == wow.APPRENTICE:
-            await self.broadcast_knowledge()
+        if knowledge is not None:
+            await self.broadcast({"type": "room.knowledge", "knowledge": knowledge})
 
     async def on_end(self, frame: dict[str, Any]) -> None:
         await database_sync_to_async(rooms.chat_end)(room_id=self.room_id, assignment=self.member)

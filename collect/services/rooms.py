@@ -14,6 +14,7 @@ from django.utils import timezone
 from collect.errors import ProtocolError
 from collect.models import Assignment, Message, Room, RoomStatus
 from collect.protocols import wow
+from collect.selectors import last_two_messages
 from collect.services.matchmaking import LIVE_ROOM_STATUSES
 from retrieval import services as retrieval
 
@@ -80,28 +81,29 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
     room = _locked_room(room_id)
     if room.status != RoomStatus.CHATTING:
         raise ProtocolError("wrong_state", "The chat is not open for messages.")
-    history = list(room.messages.all())
-    if wow.next_role(room, len(history)) != assignment.role:
+    count = room.messages.count()
+    if wow.next_role(room, count) != assignment.role:
         raise ProtocolError("not_your_turn", "Wait for your partner's reply.")
     fields: dict[str, Any] = {}
     if assignment.role == wow.WIZARD:
         if checked == "missing":
             raise ProtocolError("checked_required", "Check the knowledge sentence you used, or 'No sentence used'.")
-        knowledge = wow.knowledge_for_wizard(room, history)
+        knowledge = wow.knowledge_for_wizard(room, last_two_messages(room.pk))
         sentence, passage = wow.checked_keys(knowledge, checked)
         fields = {"knowledge_shown": knowledge, "checked_sentence": sentence, "checked_passage": passage}
     message = Message.objects.create(
-        room=room, seq=len(history) + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields
+        room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields
     )
-    if _turns(room, history + [message])[assignment.role] >= room.campaign.turn_limit and message.role != room.first_speaker:
+    # Turns alternate, so after the second speaker's message both have spoken (count + 1) / 2 turns.
+    if message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit:
         _end(room, status=RoomStatus.RATING, reason="turn limit reached")
     return message
 
 
-def _turns(room: Room, messages: list[Message]) -> dict[str, int]:
+def _turns(room: Room) -> dict[str, int]:
     turns = {role: 0 for role in wow.roles}
-    for message in messages:
-        turns[message.role] += 1
+    for role in room.messages.values_list("role", flat=True):
+        turns[role] += 1
     return turns
 
 
@@ -117,7 +119,7 @@ def chat_end(*, room_id: Any, assignment: Assignment) -> Room:
         room = _locked_room(room_id)
         if room.status != RoomStatus.CHATTING:
             raise ProtocolError("wrong_state", "The chat is not open.")
-        turns = _turns(room, list(room.messages.all()))
+        turns = _turns(room)
         if min(turns.values()) < room.turns_required:
             raise ProtocolError(
                 "too_early_to_end", f"Each of you must send {room.turns_required} messages before the chat can end."

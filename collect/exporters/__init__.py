@@ -1,0 +1,135 @@
+"""Dataset exporters: each one turns collected rooms into a dataset's original files (SCHEMAS.md).
+
+An exporter is a function `export(out_dir, options) -> ExportResult`, registered here by dataset
+name. Adding Curiosity, WOW++ or DuConv later is one more line in EXPORTERS and one more module.
+The pieces every exporter needs (options, hash-based splits, streamed files) live here too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Callable, Iterable
+
+from django.utils.module_loading import import_string
+
+# Dotted paths, imported on use, so that a dataset's module loads only when it is exported.
+EXPORTERS: dict[str, str] = {
+    "wow": "collect.exporters.wow.export",
+}
+
+
+class ExportError(Exception):
+    """A request the exporter cannot serve (unknown dataset or campaign, bad data); says why."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    campaigns: tuple[str, ...] = ()  # campaign slugs; empty = every campaign of the dataset's protocol
+    include_incomplete: bool = False
+    seed: int = 0
+    holdout_topics: float = 0.10  # share of topics held out entirely (unseen valid/test), split evenly
+    valid: float = 0.05  # share of the remaining dialogues in the seen-topic valid split
+    test: float = 0.05  # ... and in the seen-topic test split
+    chunk_size: int = 500  # rooms read per query
+
+    def __post_init__(self) -> None:
+        for name in ("holdout_topics", "valid", "test"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ExportError(f"{name} must be a fraction between 0 and 1, not {value}")
+        if self.valid + self.test > 1.0:
+            raise ExportError(f"valid + test must be at most 1, not {self.valid + self.test}")
+        if self.chunk_size < 1:
+            raise ExportError(f"chunk_size must be at least 1, not {self.chunk_size}")
+
+
+@dataclass
+class ExportResult:
+    counts: dict[str, int]  # file name -> dialogues written, in the dataset's file order
+    skipped_empty: int = 0  # rooms without a single message: loaders index dialog[0], so left out
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+Exporter = Callable[[Path, ExportOptions], ExportResult]
+
+
+def export_dataset(name: str, out_dir: Path | str, options: ExportOptions | None = None) -> ExportResult:
+    try:
+        path = EXPORTERS[name]
+    except KeyError:
+        raise ExportError(f"unknown dataset {name!r}; choose one of: {', '.join(sorted(EXPORTERS))}") from None
+    exporter: Exporter = import_string(path)
+    return exporter(Path(out_dir), options or ExportOptions())
+
+
+def stable_fraction(seed: int, kind: str, value: str) -> float:
+    """A number in [0, 1) fixed by (seed, kind, value) alone: the same item keeps its split on every
+    export, however much data is added, and different kinds (topic, room) draw independently."""
+    digest = hashlib.sha256(f"{seed}\x1f{kind}\x1f{value}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+class JsonListFiles:
+    """Several JSON-list files written one item at a time, renamed into place only on success.
+
+    Items are serialised as they arrive, so memory stays flat however many there are; until the
+    end they go to hidden temporary files in the same folder, so a failed export leaves the
+    previous files untouched and never a half-written one.
+    """
+
+    def __init__(self, out_dir: Path, names: Iterable[str]) -> None:
+        self.out_dir = out_dir
+        self.counts: dict[str, int] = {name: 0 for name in names}
+        self._temps: dict[str, Path] = {}
+        self._handles: dict[str, IO[str]] = {}
+        # ensure_ascii: a pure-ASCII file reads the same whatever locale the loader runs under.
+        self._encoder = json.JSONEncoder(ensure_ascii=True, separators=(", ", ": "))
+
+    def __enter__(self) -> JsonListFiles:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            for name in self.counts:
+                temp = self.out_dir / f".{name}.{os.getpid()}.tmp"
+                self._temps[name] = temp
+                self._handles[name] = temp.open("w", encoding="utf-8")
+                self._handles[name].write("[")
+        except BaseException:
+            self._discard()
+            raise
+        return self
+
+    def write(self, name: str, item: Any) -> None:
+        handle = self._handles[name]
+        handle.write(",\n" if self.counts[name] else "\n")
+        handle.write(self._encoder.encode(item))
+        self.counts[name] += 1
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc_type is not None:
+            self._discard()
+            return
+        try:
+            for handle in self._handles.values():
+                handle.write("\n]\n")
+                handle.close()
+        except BaseException:
+            self._discard()
+            raise
+        for name, temp in self._temps.items():
+            os.replace(temp, self.out_dir / name)
+
+    def _discard(self) -> None:
+        for handle in self._handles.values():
+            handle.close()
+        for temp in self._temps.values():
+            temp.unlink(missing_ok=True)

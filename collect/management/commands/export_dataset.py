@@ -1,0 +1,61 @@
+"""`manage.py export_dataset <dataset> --out DIR`: write collected dialogues in a dataset's original
+format (SCHEMAS.md). Datasets are the names registered in collect.exporters.EXPORTERS."""
+
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from collect.exporters import EXPORTERS, ExportError, ExportOptions, export_dataset
+
+
+class Command(BaseCommand):
+    help = "Export collected dialogues as dataset files (e.g. the Wizard of Wikipedia splits)."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("dataset", help=f"which dataset format to write: {', '.join(sorted(EXPORTERS))}")
+        parser.add_argument("--out", required=True, type=Path, help="folder for the files (created if missing)")
+        parser.add_argument(
+            "--campaign",
+            dest="campaigns",
+            action="extend",
+            nargs="+",
+            default=[],
+            metavar="SLUG",
+            help="only these campaigns (repeatable); default: all campaigns of the dataset's protocol",
+        )
+        parser.add_argument("--include-incomplete", action="store_true", help="also rooms that ended early")
+        parser.add_argument("--seed", type=int, default=0, help="split seed: same seed, same files")
+        defaults = ExportOptions()
+        parser.add_argument(
+            "--holdout-topics", type=float, default=defaults.holdout_topics, help="share of topics held out (unseen)"
+        )
+        parser.add_argument("--valid", type=float, default=defaults.valid, help="share of seen-topic rooms in valid")
+        parser.add_argument("--test", type=float, default=defaults.test, help="share of seen-topic rooms in test")
+        parser.add_argument("--chunk-size", type=int, default=defaults.chunk_size, help="rooms read per query")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        try:
+            options = ExportOptions(
+                campaigns=tuple(opts["campaigns"]),
+                include_incomplete=opts["include_incomplete"],
+                seed=opts["seed"],
+                holdout_topics=opts["holdout_topics"],
+                valid=opts["valid"],
+                test=opts["test"],
+                chunk_size=opts["chunk_size"],
+            )
+            result = export_dataset(opts["dataset"], opts["out"], options)
+        except ExportError as error:
+            raise CommandError(str(error)) from error
+
+        width = max(len(name) for name in [*result.counts, "total"])
+        for name, count in result.counts.items():
+            self.stdout.write(f"{name:<{width}}  {count:>7}")
+        self.stdout.write(f"{'total':<{width}}  {result.total:>7}")
+        if result.skipped_empty:
+            self.stdout.write(f"skipped {result.skipped_empty} room(s) without messages")
+        self.stdout.write(self.style.SUCCESS(f"wrote {opts['dataset']} to {opts['out']}"))
