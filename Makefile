@@ -55,4 +55,4 @@ bench: install-dev
 	$(BIN)/python bench/export_speed.py
 
 clean:
-	rm -rf $(VENV) var .test-db-*.sqlite3*
+	rm -rf $(VENV) var

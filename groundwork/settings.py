@@ -4,6 +4,7 @@ mode (SQLite, in-memory channel layer, Celery tasks run in-process) that `make r
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -85,7 +86,7 @@ else:
             "CONN_MAX_AGE": CONN_MAX_AGE,
             # A file, not memory, so that a live daphne process in the browser tests shares it;
             # one per test process, so that concurrent test runs do not lock each other out.
-            "TEST": {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")},
+            "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"groundwork-test-{os.getpid()}.sqlite3")},
             # IMMEDIATE: a write transaction takes the lock up front and waits for it, instead of
             # failing with "database is locked" when two threads write at once.
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"},
