@@ -14,9 +14,9 @@ from django.db import close_old_connections
 from collect import selectors
 from collect.consumers.base import GroundworkConsumer
 from collect.errors import ProtocolError
-from collect.frames import parse_checked, require_int, require_str
+from collect.frames import require_int, require_str
 from collect.models import Assignment
-from collect.protocols import wow
+from collect.protocols import get_protocol
 from collect.services import rooms
 from django.conf import settings
 from retrieval.services import IndexNotBuilt
@@ -44,15 +44,12 @@ def _off_loop(func: Any) -> Any:
 
 # One thread hop per step of the message path: each helper does all the database work of its step.
 @database_sync_to_async
-def _post(**kwargs: Any) -> tuple[rooms.Posted, dict[str, Any] | None]:
+def _post(**kwargs: Any) -> tuple[rooms.Posted, dict[str, Any] | None, dict[str, dict[str, Any]]]:
     posted = rooms.message_post(**kwargs)
-    return posted, selectors.room_snapshot(kwargs["room_id"]) if posted.created else None
-
-
-def _retrieve(*, message_id: int, room_id: str) -> dict[str, Any] | None:
-    """Retrieve for the new message; after the apprentice's turn, the wizard's new knowledge."""
-    message = rooms.message_retrieve(message_id=message_id)
-    return selectors.wizard_knowledge(room_id=room_id) if message.role == wow.APPRENTICE else None
+    if not posted.created:
+        return posted, None, {}
+    snapshot = selectors.room_snapshot(kwargs["room_id"])
+    return posted, snapshot, selectors.message_extras(posted.message, snapshot["protocol"])
 
 
 class RoomConsumer(GroundworkConsumer):
@@ -66,6 +63,8 @@ class RoomConsumer(GroundworkConsumer):
             await self.refuse_member()
             return
         self.role = self.member.role
+        self.protocol = get_protocol(self.member.campaign.protocol)
+        self.partner_role = self.protocol.partner_of(self.role)
         self.grace = float(self.member.campaign.disconnect_grace_seconds)
         await self.channel_layer.group_add(group_for(self.room_id), self.channel_name)
         await database_sync_to_async(rooms.member_presence)(assignment_id=self.member.pk, connected=True)
@@ -90,67 +89,63 @@ class RoomConsumer(GroundworkConsumer):
             raise ProtocolError("not_member", "You are not a member of this room.")
         handler = {
             "sync": self.on_sync,
-            "choose_topic": self.on_choose_topic,
             "message": self.on_message,
             "end": self.on_end,
             "rate": self.on_rate,
             "ping": self.on_ping,
-        }.get(frame["type"])
-        if handler is None:
-            raise ProtocolError("bad_frame", f"Unknown frame type {frame['type']!r}.")
+        }.get(frame["type"], self.on_action)
         await handler(frame)
 
     async def on_sync(self, frame: dict[str, Any]) -> None:
         after = require_int(frame, "after", low=0)
-        for event in await database_sync_to_async(selectors.messages_after)(room_id=self.room_id, after=after):
-            await self.send_json(self.for_me(event))
+        for event in await database_sync_to_async(selectors.messages_after)(room_id=self.room_id, after=after, role=self.role):
+            await self.send_json(event)
         await self.send_state()
-        if self.role == wow.WIZARD:
-            await self.send_json(await database_sync_to_async(selectors.wizard_knowledge)(room_id=self.room_id))
+        knowledge = await database_sync_to_async(selectors.knowledge_for)(room_id=self.room_id, role=self.role)
+        if knowledge is not None:
+            await self.send_json(knowledge)
 
-    async def on_choose_topic(self, frame: dict[str, Any]) -> None:
-        topic = require_str(frame, "topic", max_chars=300)
-        await _off_loop(rooms.topic_choose)(room_id=self.room_id, assignment=self.member, topic=topic)
-        await self.broadcast_state()
-        await self.broadcast_knowledge()
+    async def on_action(self, frame: dict[str, Any]) -> None:
+        """A protocol's own frame (e.g. WoW's choose_topic). Off the event loop: it may retrieve."""
+        if self.protocol.action(frame["type"]) is None:
+            raise ProtocolError("bad_frame", f"Unknown frame type {frame['type']!r}.")
+        effect = await _off_loop(rooms.room_act)(room_id=self.room_id, assignment=self.member, name=frame["type"], frame=frame)
+        if effect.state:
+            await self.broadcast_state()
+        await self.broadcast_knowledge(effect.knowledge)
 
     async def on_message(self, frame: dict[str, Any]) -> None:
         client_id = require_str(frame, "client_id", max_chars=64)
         text = require_str(frame, "text", max_chars=settings.MESSAGE_MAX_CHARS)
-        checked: Any = "missing"
-        if self.role == wow.WIZARD and "checked" in frame:
-            checked = parse_checked(frame["checked"])
-        posted, snapshot = await _post(room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, checked=checked)
+        posted, snapshot, extras = await _post(
+            room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, frame=frame
+        )
         message = posted.message
         await self.send_json({"type": "ack", "client_id": client_id, "seq": message.seq})
         if not posted.created:
             return
-        await self.broadcast({"type": "room.message", "message": selectors.message_event(message), "snapshot": snapshot})
+        event = {"type": "room.message", "message": selectors.message_event(message), "extras": extras, "snapshot": snapshot}
+        await self.broadcast(event)
         try:
-            knowledge = await _off_loop(_retrieve)(message_id=message.pk, room_id=self.room_id)
+            knowledge = await _off_loop(rooms.message_after)(message_id=message.pk)
         except IndexNotBuilt:
-            log.error("room %s: no knowledge index for its source; the wizard gets no retrieved passages", self.room_id)
+            log.error("room %s: no knowledge index for its source; no retrieved knowledge", self.room_id)
             return
-        if knowledge is not None:
-            await self.broadcast({"type": "room.knowledge", "knowledge": knowledge})
+        await self.broadcast_knowledge(knowledge)
 
     async def on_end(self, frame: dict[str, Any]) -> None:
         await database_sync_to_async(rooms.chat_end)(room_id=self.room_id, assignment=self.member)
         await self.broadcast_state()
 
     async def on_rate(self, frame: dict[str, Any]) -> None:
-        rating = frame.get("rating")
-        if not isinstance(rating, int) or isinstance(rating, bool) or not 1 <= rating <= 5:
-            raise ProtocolError("bad_rating", "The rating must be a whole number from 1 to 5.")
-        await database_sync_to_async(rooms.rating_submit)(room_id=self.room_id, assignment=self.member, rating=rating)
+        await database_sync_to_async(rooms.rating_submit)(room_id=self.room_id, assignment=self.member, frame=frame)
         await self.broadcast_state()
 
     async def on_ping(self, frame: dict[str, Any]) -> None:
         await database_sync_to_async(rooms.member_presence)(assignment_id=self.member.pk, connected=True)
         await self.send_json({"type": "pong"})
-        partner = next(role for role in wow.roles if role != self.role)
         if await database_sync_to_async(rooms.room_abandon_if_partner_gone)(
-            room_id=self.room_id, role=partner, grace_seconds=self.grace
+            room_id=self.room_id, role=self.partner_role, grace_seconds=self.grace
         ):
             await self.broadcast_state()
 
@@ -162,30 +157,26 @@ class RoomConsumer(GroundworkConsumer):
         snapshot = await database_sync_to_async(selectors.room_snapshot)(self.room_id)
         await self.broadcast({"type": "room.state", "snapshot": snapshot})
 
-    async def broadcast_knowledge(self) -> None:
-        knowledge = await database_sync_to_async(selectors.wizard_knowledge)(room_id=self.room_id)
-        await self.broadcast({"type": "room.knowledge", "knowledge": knowledge})
+    async def broadcast_knowledge(self, knowledge: dict[str, dict[str, Any]]) -> None:
+        for role, frame in knowledge.items():
+            if frame is not None:
+                await self.broadcast({"type": "room.knowledge", "role": role, "knowledge": frame})
 
     async def send_state(self, snapshot: dict[str, Any] | None = None) -> None:
         if snapshot is None:
             snapshot = await database_sync_to_async(selectors.room_snapshot)(self.room_id)
         await self.send_json(selectors.state_for(snapshot, role=self.role, partner_connected=self.partner_online))
 
-    def for_me(self, event: dict[str, Any]) -> dict[str, Any]:
-        if self.role != wow.WIZARD and "checked_sentence" in event:
-            event = {k: v for k, v in event.items() if k != "checked_sentence"}
-        return event
-
     # --- group events (handler names follow the event type)
     async def room_message(self, event: dict[str, Any]) -> None:
-        await self.send_json(self.for_me(event["message"]))
+        await self.send_json({**event["message"], **event["extras"].get(self.role, {})})
         await self.send_state(event["snapshot"])
 
     async def room_state(self, event: dict[str, Any]) -> None:
         await self.send_state(event["snapshot"])
 
     async def room_knowledge(self, event: dict[str, Any]) -> None:
-        if self.role == wow.WIZARD:
+        if event["role"] == self.role:
             await self.send_json(event["knowledge"])
 
     async def room_presence(self, event: dict[str, Any]) -> None:
@@ -207,9 +198,8 @@ class RoomConsumer(GroundworkConsumer):
 
     async def end_if_partner_stays_away(self) -> None:
         await asyncio.sleep(self.grace)
-        partner = next(role for role in wow.roles if role != self.role)
         ended = await database_sync_to_async(rooms.room_abandon_if_partner_gone)(
-            room_id=self.room_id, role=partner, grace_seconds=self.grace
+            room_id=self.room_id, role=self.partner_role, grace_seconds=self.grace
         )
         if ended:
             await self.broadcast_state()

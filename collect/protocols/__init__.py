@@ -1,15 +1,15 @@
 """A protocol is one small module: roles, what each role sees, the per-turn hook, the completion
-rule, the end-of-chat form and its exporter."""
+rule, the end-of-chat form and its exporter. See base.Protocol."""
 
 from __future__ import annotations
 
-from types import ModuleType
+from collect.protocols.base import Protocol
 
 
-def get_protocol(name: str) -> ModuleType:
-    from collect.protocols import wow
+def get_protocol(name: str) -> Protocol:
+    from collect.protocols.wow import WOW
 
-    protocols = {"wow": wow}
+    protocols: dict[str, Protocol] = {WOW.name: WOW}
     try:
         return protocols[name]
     except KeyError:

@@ -10,32 +10,115 @@ import random
 from typing import Any
 
 from collect.errors import ProtocolError
-from collect.models import Campaign, Message, Room
+from collect.frames import parse_checked, require_str
+from collect.models import Assignment, Campaign, Message, Room, RoomStatus
+from collect.protocols.base import Effect, Protocol
+from retrieval import services as retrieval
 
 WIZARD = "wizard"
 APPRENTICE = "apprentice"
-roles = (WIZARD, APPRENTICE)
-rating_role = APPRENTICE
 NO_PASSAGES = {"no_passages_used": "no_passages_used"}
 
 
-def room_create(*, campaign: Campaign) -> Room:
-    personas = list(campaign.personas.all())
-    return Room.objects.create(
-        campaign=campaign,
-        first_speaker=random.choice(roles),
-        turns_required=random.randint(campaign.min_turns, max(campaign.min_turns, campaign.max_turns)),
-        persona=random.choice(personas) if personas else None,
-    )
+class WizardOfWikipedia(Protocol):
+    name = "wow"
+    roles = (WIZARD, APPRENTICE)
+    setup_status = RoomStatus.CHOOSING_TOPIC
+    rating_roles = (APPRENTICE,)
+    actions = {"choose_topic": "choose_topic"}
+
+    def room_create(self, *, campaign: Campaign) -> Room:
+        room = super().room_create(campaign=campaign)
+        personas = list(campaign.personas.all())
+        if personas:
+            room.persona = random.choice(personas)
+            room.save(update_fields=["persona"])
+        return room
+
+    def snapshot_extra(self, room: Room) -> dict[str, Any]:
+        persona = {"text": room.persona.text, "topics": topic_options(room)} if room.persona_id else None
+        return {"topic": room.topic, "persona": persona}
+
+    def state_for_role(self, snapshot: dict[str, Any], role: str) -> dict[str, Any]:
+        choosing = snapshot["status"] == RoomStatus.CHOOSING_TOPIC
+        return {"topic": snapshot["topic"], "persona": snapshot["persona"] if choosing and role == snapshot["first_speaker"] else None}
+
+    def choose_topic(self, *, room: Room, assignment: Assignment, frame: dict[str, Any]) -> Effect:
+        topic = require_str(frame, "topic", max_chars=300)
+        if room.status != RoomStatus.CHOOSING_TOPIC:
+            raise ProtocolError("wrong_state", "The topic has already been chosen.")
+        if assignment.role != room.first_speaker:
+            raise ProtocolError("not_your_turn", "Your partner chooses the topic.")
+        if topic not in topic_options(room):
+            raise ProtocolError("bad_topic", "Choose one of the topics offered to you.")
+        room.topic = topic
+        room.topic_passage = retrieval.topic_passage(source_id=room.campaign.knowledge_source_id, title=topic)
+        room.status = RoomStatus.CHATTING
+        room.save(update_fields=["topic", "topic_passage", "status"])
+        return Effect(knowledge={WIZARD: self.knowledge_for(room=room, role=WIZARD)})
+
+    def message_fields(self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int) -> dict[str, Any]:
+        if assignment.role != WIZARD:
+            return {}
+        if "checked" not in frame:
+            raise ProtocolError("checked_required", "Check the knowledge sentence you used, or 'No sentence used'.")
+        knowledge = knowledge_for_wizard(room, last_two_messages(room.pk))
+        sentence, passage = checked_keys(knowledge, parse_checked(frame["checked"]))
+        return {"knowledge_shown": knowledge, "checked_sentence": sentence, "checked_passage": passage}
+
+    def message_event_extra(self, message: Message, role: str) -> dict[str, Any]:
+        if role == WIZARD and message.checked_sentence is not None:
+            return {"checked_sentence": next(iter(message.checked_sentence.values()))}
+        return {}
+
+    def after_message(self, *, message: Message) -> dict[str, dict[str, Any]]:
+        """Retrieve for every utterance (7 articles, lead paragraphs: WoW's retrieved_passages);
+        after the apprentice's turn the wizard gets a new panel."""
+        if message.retrieved_passages is None:
+            source_id = message.room.campaign.knowledge_source_id
+            passages = retrieval.passages_for_query(source_id=source_id, query=message.text, k=7)
+            message.retrieved_passages = [{p["title"]: p["sentences"]} for p in passages]
+            message.save(update_fields=["retrieved_passages"])
+        if message.role != APPRENTICE:
+            return {}
+        return {WIZARD: self.knowledge_for(room=message.room, role=WIZARD)}
+
+    def knowledge_for(self, *, room: Room, role: str) -> dict[str, Any] | None:
+        if role != WIZARD:
+            return None
+        recent = last_two_messages(room.pk)
+        return {
+            "type": "knowledge",
+            "after_seq": Message.objects.filter(room_id=room.pk).count(),
+            "passages": knowledge_for_wizard(room, recent),
+        }
+
+    def rating_parse(self, frame: dict[str, Any]) -> int:
+        rating = frame.get("rating")
+        if not isinstance(rating, int) or isinstance(rating, bool) or not 1 <= rating <= 5:
+            raise ProtocolError("bad_rating", "The rating must be a whole number from 1 to 5.")
+        return rating
+
+    def rate(self, *, room: Room, role: str, rating: int) -> None:
+        room.rating = rating
+        room.save(update_fields=["rating"])
+
+    def rated(self, room: Room) -> bool:
+        return room.rating is not None
+
+
+WOW = WizardOfWikipedia()
+roles = WOW.roles
 
 
 def topic_options(room: Room) -> list[str]:
-    return list(room.persona.topics) if room.persona else []
+    return list(room.persona.topics) if room.persona_id else []
 
 
-def next_role(room: Room, message_count: int) -> str:
-    other = APPRENTICE if room.first_speaker == WIZARD else WIZARD
-    return room.first_speaker if message_count % 2 == 0 else other
+def last_two_messages(room_id: Any) -> list[Message]:
+    """The wizard's knowledge depends on the last two turns only (WoW's dialog[i-1], dialog[i-2])."""
+    recent = Message.objects.filter(room_id=room_id).only("role", "retrieved_passages").order_by("-seq")[:2]
+    return list(reversed(recent))
 
 
 def knowledge_for_wizard(room: Room, messages: list[Message]) -> list[dict[str, Any]]:

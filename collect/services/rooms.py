@@ -1,5 +1,5 @@
 """Everything that changes a room. Each action is one transaction; the caller broadcasts only after
-it has committed (persist before broadcast)."""
+it has committed (persist before broadcast). Protocol-specific rules come from the room's protocol."""
 
 from __future__ import annotations
 
@@ -13,10 +13,13 @@ from django.utils import timezone
 
 from collect.errors import ProtocolError
 from collect.models import Assignment, Message, Room, RoomStatus
-from collect.protocols import wow
-from collect.selectors import last_two_messages
+from collect.protocols import get_protocol
+from collect.protocols.base import Effect
 from collect.services.matchmaking import LIVE_ROOM_STATUSES
-from retrieval import services as retrieval
+
+# Pages ping every 15 s: a member silent this much longer than the grace period is gone even if
+# their disconnect was never processed (daphne can drop connections without running disconnect()).
+PING_SLACK_SECONDS = 45
 
 
 @dataclass(frozen=True)
@@ -37,38 +40,29 @@ def member_presence(*, assignment_id: int, connected: bool) -> None:
 
 
 def _locked_room(room_id: Any) -> Room:
-    # Row lock on PostgreSQL; on SQLite the write transaction itself serialises.
-    # of=self: PostgreSQL cannot lock the nullable side (persona) of an outer join.
+    # Row lock on PostgreSQL (of=self: it cannot lock the nullable side of an outer join); on
+    # SQLite the IMMEDIATE write transaction itself serialises.
     return Room.objects.select_for_update(of=("self",)).select_related("campaign", "persona").get(pk=room_id)
 
 
-def topic_choose(*, room_id: Any, assignment: Assignment, topic: str) -> Room:
+def room_act(*, room_id: Any, assignment: Assignment, name: str, frame: dict[str, Any]) -> Effect:
+    """A protocol's own action (WoW's topic choice, Curiosity's likes...), in one transaction."""
     with transaction.atomic():
         room = _locked_room(room_id)
-        if room.status != RoomStatus.CHOOSING_TOPIC:
-            raise ProtocolError("wrong_state", "The topic has already been chosen.")
-        if assignment.role != room.first_speaker:
-            raise ProtocolError("not_your_turn", "Your partner chooses the topic.")
-        if topic not in wow.topic_options(room):
-            raise ProtocolError("bad_topic", "Choose one of the topics offered to you.")
-        room.topic = topic
-        room.topic_passage = retrieval.topic_passage(source_id=room.campaign.knowledge_source_id, title=topic)
-        room.status = RoomStatus.CHATTING
-        room.save(update_fields=["topic", "topic_passage", "status"])
-    return room
+        action = get_protocol(room.campaign.protocol).action(name)
+        if action is None:
+            raise ProtocolError("bad_frame", f"Unknown frame type {name!r}.")
+        return action(room=room, assignment=assignment, frame=frame)
 
 
-def message_post(
-    *, room_id: Any, assignment: Assignment, client_id: str, text: str, checked: dict[str, Any] | None | str
-) -> Posted:
-    """Store one utterance. `checked` is the parsed wizard selection (None = no sentence used) or
-    the string "missing" when the frame had none."""
+def message_post(*, room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any]) -> Posted:
+    """Store one utterance; the protocol validates its own part of the frame."""
     existing = Message.objects.filter(room_id=room_id, sender=assignment, client_id=client_id).first()
     if existing:
         return Posted(existing, created=False)
     try:
         with transaction.atomic():
-            return Posted(_message_create(room_id, assignment, client_id, text, checked), created=True)
+            return Posted(_message_create(room_id, assignment, client_id, text, frame), created=True)
     except IntegrityError:
         # A concurrent resend with the same client_id won the race: answer with its message.
         existing = Message.objects.filter(room_id=room_id, sender=assignment, client_id=client_id).first()
@@ -77,20 +71,15 @@ def message_post(
         return Posted(existing, created=False)
 
 
-def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: str, checked: Any) -> Message:
+def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any]) -> Message:
     room = _locked_room(room_id)
+    protocol = get_protocol(room.campaign.protocol)
     if room.status != RoomStatus.CHATTING:
         raise ProtocolError("wrong_state", "The chat is not open for messages.")
     count = room.messages.count()
-    if wow.next_role(room, count) != assignment.role:
+    if protocol.next_role(room, count) != assignment.role:
         raise ProtocolError("not_your_turn", "Wait for your partner's reply.")
-    fields: dict[str, Any] = {}
-    if assignment.role == wow.WIZARD:
-        if checked == "missing":
-            raise ProtocolError("checked_required", "Check the knowledge sentence you used, or 'No sentence used'.")
-        knowledge = wow.knowledge_for_wizard(room, last_two_messages(room.pk))
-        sentence, passage = wow.checked_keys(knowledge, checked)
-        fields = {"knowledge_shown": knowledge, "checked_sentence": sentence, "checked_passage": passage}
+    fields = protocol.message_fields(room=room, assignment=assignment, frame=frame, count=count)
     message = Message.objects.create(
         room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields
     )
@@ -100,8 +89,14 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
     return message
 
 
+def message_after(*, message_id: int) -> dict[str, dict[str, Any]]:
+    """The protocol's slow per-message work (retrieval), after the commit; knowledge per role."""
+    message = Message.objects.select_related("room__campaign", "room__persona").get(pk=message_id)
+    return get_protocol(message.room.campaign.protocol).after_message(message=message)
+
+
 def _turns(room: Room) -> dict[str, int]:
-    turns = {role: 0 for role in wow.roles}
+    turns = {role: 0 for role in get_protocol(room.campaign.protocol).roles}
     for role in room.messages.values_list("role", flat=True):
         turns[role] += 1
     return turns
@@ -119,8 +114,7 @@ def chat_end(*, room_id: Any, assignment: Assignment) -> Room:
         room = _locked_room(room_id)
         if room.status != RoomStatus.CHATTING:
             raise ProtocolError("wrong_state", "The chat is not open.")
-        turns = _turns(room)
-        if min(turns.values()) < room.turns_required:
+        if min(_turns(room).values()) < room.turns_required:
             raise ProtocolError(
                 "too_early_to_end", f"Each of you must send {room.turns_required} messages before the chat can end."
             )
@@ -128,24 +122,20 @@ def chat_end(*, room_id: Any, assignment: Assignment) -> Room:
     return room
 
 
-def rating_submit(*, room_id: Any, assignment: Assignment, rating: int) -> Room:
+def rating_submit(*, room_id: Any, assignment: Assignment, frame: dict[str, Any]) -> Room:
     with transaction.atomic():
         room = _locked_room(room_id)
-        if assignment.role != wow.rating_role:
-            raise ProtocolError("not_allowed", "Only the apprentice rates the chat.")
+        protocol = get_protocol(room.campaign.protocol)
+        if assignment.role not in protocol.rating_roles:
+            raise ProtocolError("not_allowed", f"The {assignment.role} has no rating form in this chat.")
+        rating = protocol.rating_parse(frame)
         if room.status != RoomStatus.RATING:
             raise ProtocolError("wrong_state", "The chat is not waiting for a rating.")
-        if not 1 <= rating <= 5:
-            raise ProtocolError("bad_rating", "The rating must be between 1 and 5.")
-        room.rating = rating
-        room.status = RoomStatus.COMPLETE
-        room.save(update_fields=["rating", "status"])
+        protocol.rate(room=room, role=assignment.role, rating=rating)
+        if protocol.rated(room):
+            room.status = RoomStatus.COMPLETE
+            room.save(update_fields=["status"])
     return room
-
-
-# Pages ping every 15 s: a member silent this much longer than the grace period is gone even if
-# their disconnect was never processed (daphne can drop connections without running disconnect()).
-PING_SLACK_SECONDS = 45
 
 
 def _gone(room_id: Any, role: str, grace_seconds: float) -> bool:
@@ -167,19 +157,9 @@ def room_abandon_if_partner_gone(*, room_id: Any, role: str, grace_seconds: floa
         if room.status not in LIVE_ROOM_STATUSES or not _gone(room_id, role, grace_seconds):
             return False
         if room.status == RoomStatus.RATING:
-            # The chat itself finished: keep it complete, without a rating.
+            # The chat itself finished: keep it complete, without the missing rating.
             room.status = RoomStatus.COMPLETE
             room.save(update_fields=["status"])
         else:
             _end(room, status=RoomStatus.INCOMPLETE, reason=f"the {role} left")
     return True
-
-
-def message_retrieve(*, message_id: int) -> Message:
-    """Retrieve knowledge for one utterance (7 articles, lead paragraphs) and store it on the message."""
-    message = Message.objects.select_related("room__campaign").get(pk=message_id)
-    if message.retrieved_passages is None:
-        passages = retrieval.passages_for_query(source_id=message.room.campaign.knowledge_source_id, query=message.text, k=7)
-        message.retrieved_passages = [{p["title"]: p["sentences"]} for p in passages]
-        message.save(update_fields=["retrieved_passages"])
-    return message

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 from django.contrib.sessions.backends.db import SessionStore
 
-from collect.models import Assignment, AssignmentStatus, Campaign, Persona, Room, Worker
+from collect.models import Assignment, AssignmentStatus, Campaign, Persona, Room, RoomStatus, Worker
 from collect.protocols import wow
 
 
@@ -47,7 +47,11 @@ def make_room(campaign: Campaign, *, first_speaker: str = wow.WIZARD, topic: str
     from collect.services import rooms
 
     room = Room.objects.create(
-        campaign=campaign, first_speaker=first_speaker, turns_required=campaign.min_turns, persona=campaign.personas.first()
+        campaign=campaign,
+        status=RoomStatus.CHOOSING_TOPIC,
+        first_speaker=first_speaker,
+        turns_required=campaign.min_turns,
+        persona=campaign.personas.first(),
     )
     seats = {}
     for name, role in (("alice", wow.WIZARD), ("bob", wow.APPRENTICE)):
@@ -57,7 +61,8 @@ def make_room(campaign: Campaign, *, first_speaker: str = wow.WIZARD, topic: str
         )
         seats[role] = Seat(worker, assignment, session_cookie(worker))
     if topic:
-        rooms.topic_choose(room_id=room.id, assignment=seats[first_speaker].assignment, topic=topic)
+        frame = {"type": "choose_topic", "topic": topic}
+        rooms.room_act(room_id=room.id, assignment=seats[first_speaker].assignment, name="choose_topic", frame=frame)
         room.refresh_from_db()
     charlie, _ = Worker.objects.get_or_create(platform="inhouse", external_id="charlie")
     return PairedRoom(room, seats[wow.WIZARD], seats[wow.APPRENTICE], charlie)
