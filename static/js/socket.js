@@ -1,0 +1,147 @@
+// A reconnecting websocket client for Groundwork's sockets (docs/websocket-protocol.md).
+//
+// - Reconnects with backoff after an unexpected close; stops on a 44xx close (the server refused us).
+// - Pings every 15 s so proxies and the server see the connection alive.
+// - With `sync: true` (room socket): remembers the highest message seq seen, sends
+//   {"type":"sync","after":seq} after every (re)connect, and resends messages that were never
+//   acked with the same client_id — the server stores a resend once and re-acks the same seq.
+
+import { socketUrl } from "./dom.js";
+
+const PING_MS = 15000;
+const MAX_BACKOFF_MS = 10000;
+
+export class GroundworkSocket {
+  /**
+   * @param {string} path  server path, e.g. "/ws/room/<id>/"
+   * @param {object} opts
+   * @param {(frame: object) => void} opts.onFrame   every frame from the server (after bookkeeping)
+   * @param {(status: string, detail?: object) => void} [opts.onStatus]
+   *        "connecting" | "open" | "reconnecting" | "closed" (final; detail.code is the close code)
+   * @param {boolean} [opts.sync]  room socket bookkeeping (seq, sync, resends)
+   */
+  constructor(path, { onFrame, onStatus = () => {}, sync = false }) {
+    this.url = socketUrl(path);
+    this.onFrame = onFrame;
+    this.onStatus = onStatus;
+    this.sync = sync;
+    this.lastSeq = 0;
+    /** client_id → message frame not yet acked, in sending order */
+    this.unacked = new Map();
+    this.ws = null;
+    this.stopped = false;
+    this.attempt = 0;
+    this.pingTimer = null;
+    this.retryTimer = null;
+  }
+
+  start() {
+    this.stopped = false;
+    this._connect();
+    return this;
+  }
+
+  /** Close for good (no reconnect). */
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this._stopPing();
+    if (this.ws && this.ws.readyState <= WebSocket.OPEN) this.ws.close(1000);
+  }
+
+  get isOpen() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Send a frame now if connected; returns whether it went out. */
+  send(frame) {
+    if (!this.isOpen) return false;
+    this.ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  /** Send a chat message; it is kept and resent after a reconnect until acked or refused. */
+  sendMessage(frame) {
+    this.unacked.set(frame.client_id, frame);
+    this.send(frame);
+  }
+
+  /** Forget an un-acked message (e.g. the server refused it). */
+  forget(clientId) {
+    this.unacked.delete(clientId);
+  }
+
+  _connect() {
+    clearTimeout(this.retryTimer);
+    this.onStatus(this.attempt === 0 ? "connecting" : "reconnecting");
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch (err) {
+      this._scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      if (ws !== this.ws) return;
+      this.attempt = 0;
+      this.onStatus("open");
+      if (this.sync) {
+        this.send({ type: "sync", after: this.lastSeq });
+        for (const frame of this.unacked.values()) this.send(frame);
+      }
+      this._startPing();
+    });
+    ws.addEventListener("message", (event) => {
+      if (ws !== this.ws) return;
+      let frame;
+      try {
+        frame = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (!frame || typeof frame.type !== "string") return;
+      this._track(frame);
+      this.onFrame(frame);
+    });
+    ws.addEventListener("close", (event) => {
+      if (ws !== this.ws) return;
+      this._stopPing();
+      // 4xxx: the application closed us on purpose (e.g. 4403 not a member) — retrying cannot help.
+      if (this.stopped || (event.code >= 4000 && event.code < 5000)) {
+        this.stopped = true;
+        this.onStatus("closed", { code: event.code, reason: event.reason });
+        return;
+      }
+      this._scheduleReconnect();
+    });
+  }
+
+  _track(frame) {
+    if (!this.sync) return;
+    if (frame.type === "message" && Number.isInteger(frame.seq)) {
+      this.lastSeq = Math.max(this.lastSeq, frame.seq);
+      if (frame.client_id) this.unacked.delete(frame.client_id);
+    } else if (frame.type === "ack" && frame.client_id) {
+      this.unacked.delete(frame.client_id);
+    }
+  }
+
+  _scheduleReconnect() {
+    if (this.stopped) return;
+    this.attempt += 1;
+    this.onStatus("reconnecting");
+    const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(this.attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
+    this.retryTimer = setTimeout(() => this._connect(), delay);
+  }
+
+  _startPing() {
+    this._stopPing();
+    this.pingTimer = setInterval(() => this.send({ type: "ping" }), PING_MS);
+  }
+
+  _stopPing() {
+    clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+}

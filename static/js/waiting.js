@@ -1,0 +1,65 @@
+// The waiting screen (collect/waiting.html): wait on /ws/wait/<assignment>/ until the server pairs
+// us (then open the room) or gives up (then say so).
+
+import { GroundworkSocket } from "./socket.js";
+import { formatElapsed, setNotice } from "./dom.js";
+
+const $ = (id) => document.getElementById(id);
+const root = $("waiting");
+const statusLine = $("waiting-status");
+const elapsed = $("elapsed");
+let started = Date.now();
+let finished = false;
+
+const tick = setInterval(() => {
+  elapsed.textContent = formatElapsed((Date.now() - started) / 1000);
+}, 1000);
+
+function finish() {
+  finished = true;
+  clearInterval(tick);
+  socket.stop();
+}
+
+function setStatus(text, state) {
+  statusLine.textContent = text;
+  statusLine.dataset.state = state;
+}
+
+const socket = new GroundworkSocket(root.dataset.wsPath, {
+  onStatus(status, detail) {
+    if (finished) return;
+    if (status === "connecting") setStatus("Connecting…", "connecting");
+    else if (status === "open") setStatus("Looking for a partner…", "connected");
+    else if (status === "reconnecting") setStatus("Connection lost — reconnecting…", "reconnecting");
+    else if (status === "closed") {
+      clearInterval(tick);
+      $("waiting-state").hidden = true;
+      if ($("waiting-error").hidden) {
+        const refused = detail && detail.code === 4403;
+        setNotice($("waiting-error"), refused ? "This waiting room is not yours." : "The connection was closed. Reload the page to try again.");
+      }
+    }
+  },
+  onFrame(frame) {
+    if (finished) return;
+    if (frame.type === "waiting") {
+      setStatus("Looking for a partner…", "waiting");
+      // Count from when the worker joined, not from this page load (a reload keeps the clock).
+      if (Number.isFinite(frame.timeout_seconds) && Number.isFinite(frame.remaining_seconds)) {
+        started = Date.now() - Math.max(0, frame.timeout_seconds - frame.remaining_seconds) * 1000;
+      }
+    } else if (frame.type === "paired" && typeof frame.room_url === "string") {
+      setStatus("Partner found! Opening the chat…", "paired");
+      finish();
+      location.assign(frame.room_url);
+    } else if (frame.type === "timeout") {
+      finish();
+      $("waiting-state").hidden = true;
+      $("waiting-timeout-message").textContent = frame.message || "No partner could be found in time.";
+      $("waiting-timeout").hidden = false;
+    } else if (frame.type === "error") {
+      setNotice($("waiting-error"), frame.message || "Something went wrong.");
+    }
+  },
+}).start();
