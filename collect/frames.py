@@ -53,7 +53,7 @@ def require_str(frame: dict[str, Any], key: str, *, max_chars: int) -> str:
 
 
 def parse_checked(value: Any) -> dict[str, Any] | None:
-    """`{"no_passages_used": true}` → None; `{"source","passage","sentence"}` → that dict."""
+    """`{"no_passages_used": true}` → None; `{"source","passage","sentence"[,"knowledge_seq"]}` → that dict."""
     if not isinstance(value, dict):
         raise ProtocolError("checked_required", "Check the knowledge sentence you used, or 'No sentence used'.")
     if value.get("no_passages_used") is True and len(value) == 1:
@@ -61,8 +61,12 @@ def parse_checked(value: Any) -> dict[str, Any] | None:
     source = value.get("source")
     if source not in CHECKED_SOURCES:
         raise ProtocolError("bad_checked", f"'checked.source' must be one of {', '.join(CHECKED_SOURCES)}.")
-    return {
+    checked = {
         "source": source,
         "passage": require_int(value, "passage", low=0),
         "sentence": require_int(value, "sentence", low=0),
     }
+    if source != "chosen":
+        # Retrieved passages change every turn: name the panel (its after_seq) the sentence is from.
+        checked["knowledge_seq"] = require_int(value, "knowledge_seq", low=0)
+    return checked

@@ -79,6 +79,8 @@ def _wizard_reply(bot: Bot) -> tuple[str, dict[str, Any]]:
         return "I'm not sure, but I'd love to hear what you think.", {"no_passages_used": True}
     passage, index, sentence = bot.rng.choice(sentences[:20])
     checked = {"source": passage["source"], "passage": passage["passage"], "sentence": index}
+    if passage["source"] != "chosen":
+        checked["knowledge_seq"] = bot.knowledge_seq
     return f"Did you know? {sentence}", checked
 
 

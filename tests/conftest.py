@@ -56,6 +56,21 @@ def knowledge(db, index_dir: Path, tmp_path: Path):
     return import_articles(tmp_path, "test-wiki")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def close_thread_connections(django_db_setup, django_db_blocker):
+    """Consumers and retrieval open connections in worker threads (database_sync_to_async, the
+    thread pool); close them before the test database is dropped, or PostgreSQL refuses to."""
+    yield
+    import gc
+
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    for wrapper in [obj for obj in gc.get_objects() if isinstance(obj, BaseDatabaseWrapper)]:
+        if wrapper.connection is not None:
+            # The raw driver connection: Django's close() refuses to close another thread's.
+            wrapper.connection.close()
+
+
 @pytest.fixture(autouse=True)
 def fresh_channel_layer():
     """Each async test runs on its own event loop; a cached Redis layer would keep locks and

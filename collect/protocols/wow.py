@@ -62,8 +62,16 @@ class WizardOfWikipedia(Protocol):
             return {}
         if "checked" not in frame:
             raise ProtocolError("checked_required", "Check the knowledge sentence you used, or 'No sentence used'.")
-        knowledge = knowledge_for_wizard(room, last_two_messages(room.pk))
-        sentence, passage = checked_keys(knowledge, parse_checked(frame["checked"]))
+        checked = parse_checked(frame["checked"])
+        recent = last_two_messages(room.pk)
+        if checked and "knowledge_seq" in checked:
+            # Until retrieval for the partner's last turn has arrived, the panel still shows the
+            # previous turn's passages: the same indexes would name other sentences now.
+            fresh = checked["knowledge_seq"] == count and all(m.retrieved_passages is not None for m in recent)
+            if not fresh:
+                raise ProtocolError("stale_knowledge", "Your knowledge panel has just been updated: check the sentence again.")
+        knowledge = knowledge_for_wizard(room, recent)
+        sentence, passage = checked_keys(knowledge, checked)
         return {"knowledge_shown": knowledge, "checked_sentence": sentence, "checked_passage": passage}
 
     def message_event_extra(self, message: Message, role: str) -> dict[str, Any]:

@@ -95,7 +95,10 @@ export class KnowledgePanel {
     if (this.noSentence.checked) return { no_passages_used: true };
     const item = this._selectedItem();
     if (!item) return null;
-    return { source: item.source, passage: item.passage, sentence: item.sentence };
+    const checked = { source: item.source, passage: item.passage, sentence: item.sentence };
+    // Retrieved passages change every turn: tell the server which panel the sentence came from.
+    if (item.source !== "chosen") checked.knowledge_seq = this.afterSeq;
+    return checked;
   }
 
   /** The checked sentence's text (null for none / "No sentence used"). */

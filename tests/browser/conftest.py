@@ -40,6 +40,20 @@ ARTICLES = [
 ]
 
 
+def _fresh_executor_in_child() -> None:
+    """The server process is forked. Earlier tests may have started asgiref's one database thread
+    in this process; a fork copies its executor but not the thread, and every
+    database_sync_to_async call in the child would wait for it forever."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from asgiref.sync import SyncToAsync
+
+    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
+
+
+os.register_at_fork(after_in_child=_fresh_executor_in_child)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if os.path.exists(CHROMIUM):
         return

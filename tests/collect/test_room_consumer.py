@@ -101,6 +101,7 @@ async def test_it_refuses_a_wizard_message_without_a_checked_sentence(chatting: 
 @pytest.mark.parametrize(
     "checked",
     [
+        {"source": "partner", "passage": 0, "sentence": 0, "knowledge_seq": 0},
         {"source": "partner", "passage": 0, "sentence": 0},
         {"source": "chosen", "passage": 0, "sentence": 99},
         {"source": "chosen", "passage": 1, "sentence": 0},
@@ -164,7 +165,11 @@ async def test_it_gives_the_wizard_knowledge_for_the_apprentices_turn(chatting: 
     partner = [p for p in knowledge["passages"] if p["source"] == "partner"]
     assert partner[0]["title"] == "Blues" and len(partner) <= 7
     # The checked sentence may come from the partner's passages.
-    await send(wizard, {"type": "message", "client_id": "w2", "text": "Blues began in the 1860s.", "checked": {"source": "partner", "passage": 0, "sentence": 0}})
+    stale = {"source": "partner", "passage": 0, "sentence": 0, "knowledge_seq": 0}
+    await send(wizard, {"type": "message", "client_id": "w2", "text": "Blues began in the 1860s.", "checked": stale})
+    assert (await receive_until(wizard, "error"))["code"] == "stale_knowledge"
+    checked = {"source": "partner", "passage": 0, "sentence": 0, "knowledge_seq": knowledge["after_seq"]}
+    await send(wizard, {"type": "message", "client_id": "w2", "text": "Blues began in the 1860s.", "checked": checked})
     await receive_until(wizard, "ack")
     messages = await stored(chatting.room)
     assert list(messages[2].checked_sentence) == ["partner_Blues_0"]
