@@ -18,6 +18,7 @@ def _completion_code() -> str:
 
 class Protocol(models.TextChoices):
     WOW = "wow", "Wizard of Wikipedia"
+    CURIOSITY = "curiosity", "Curiosity"
 
 
 class Campaign(models.Model):
@@ -36,6 +37,9 @@ class Campaign(models.Model):
     completion_code = models.CharField(max_length=40, default=_completion_code)
     completion_url = models.URLField(blank=True, help_text="e.g. https://app.prolific.com/submissions/complete?cc=CODE")
     instructions = models.TextField(blank=True)
+    protocol_config = models.JSONField(
+        default=dict, blank=True, help_text="Protocol settings, e.g. Curiosity's topics and knobs (docs/websocket-protocol.md)"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -69,6 +73,7 @@ class Worker(models.Model):
 
 class RoomStatus(models.TextChoices):
     CHOOSING_TOPIC = "choosing_topic"
+    PREPARING = "preparing"  # Curiosity: the user marks the entities they know
     CHATTING = "chatting"
     RATING = "rating"
     COMPLETE = "complete"
@@ -140,6 +145,14 @@ class Message(models.Model):
     knowledge_shown = models.JSONField(null=True, blank=True)
     checked_sentence = models.JSONField(null=True, blank=True)
     checked_passage = models.JSONField(null=True, blank=True)
+    # Curiosity: the facts shown to the assistant for this message [{fid, used, source}], the user's
+    # like of an assistant message, dialog acts, and the imported message id and unknown keys.
+    facts = models.JSONField(null=True, blank=True)
+    liked = models.BooleanField(default=False)
+    liked_at = models.DateTimeField(null=True, blank=True)
+    dialog_acts = models.JSONField(null=True, blank=True)
+    external_id = models.CharField(max_length=64, blank=True, help_text="Imported message_id")
+    extra = models.JSONField(null=True, blank=True, help_text="Imported keys Groundwork has no column for")
 
     class Meta:
         ordering = ["room_id", "seq"]
@@ -150,3 +163,39 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.room_id}#{self.seq} {self.role}: {self.text[:40]}"
+
+
+class CuriosityDialog(models.Model):
+    """A Curiosity room's own state (Rodriguez et al., 2020), or an imported Curiosity dialog.
+
+    Ratings are 1–5 (null until given). The `*_value` and `extra` fields keep what an import brought
+    so that an export reproduces it exactly."""
+
+    room = models.OneToOneField(Room, on_delete=models.CASCADE, related_name="curiosity")
+    dialog_id = models.BigIntegerField(null=True, blank=True, db_index=True, help_text="Exported dialog_id")
+    seed = models.PositiveIntegerField(default=0, help_text="Fixes tie-breaks and shuffles of this room")
+    summary = models.TextField(blank=True, help_text="Topic summary shown to the assistant")
+    aspects = models.JSONField(default=list)
+    first_aspect = models.CharField(max_length=300, null=True, blank=True)
+    second_aspect = models.CharField(max_length=300, null=True, blank=True)
+    switched_at = models.DateTimeField(null=True, blank=True)
+    switched_after_seq = models.PositiveIntegerField(null=True, blank=True, help_text="Messages before the switch")
+    related_entities = models.JSONField(default=list)
+    known_entities = models.JSONField(default=list)
+    marked_at = models.DateTimeField(null=True, blank=True)
+    bank = models.JSONField(null=True, blank=True, help_text="The assistant's current fact bank")
+    user_dialog_rating = models.PositiveSmallIntegerField(null=True, blank=True)
+    user_other_agent_rating = models.PositiveSmallIntegerField(null=True, blank=True)
+    assistant_dialog_rating = models.PositiveSmallIntegerField(null=True, blank=True)
+    assistant_other_agent_rating = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Imported dialogs only.
+    split = models.CharField(max_length=20, blank=True, help_text="The split file it was imported from")
+    created_time = models.BigIntegerField(null=True, blank=True)
+    tag = models.CharField(max_length=100, blank=True)
+    flags = models.JSONField(default=dict, blank=True, help_text="inferred_steps, shuffle_facts, is_annotated, reported, annotated")
+    user_id_value = models.JSONField(null=True, blank=True)
+    assistant_id_value = models.JSONField(null=True, blank=True)
+    extra = models.JSONField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"Curiosity dialog {self.dialog_id} ({self.room_id})"

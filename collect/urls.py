@@ -9,4 +9,5 @@ urlpatterns = [
     path("a/<int:assignment_id>/wait/", views.wait, name="wait"),
     path("room/<uuid:room_id>/", views.room, name="room"),
     path("room/<uuid:room_id>/done/", views.done, name="done"),
+    path("research/curiosity/", views.curiosity_analysis, name="curiosity_analysis"),
 ]

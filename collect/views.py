@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
+from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from collect.models import Assignment, AssignmentStatus, Campaign, RoomStatus
+from collect.curiosity.analysis import like_rates_by_source
+from collect.models import Assignment, AssignmentStatus, Campaign, Protocol, RoomStatus
 from collect.services import matchmaking
+
+ROOM_TEMPLATES = {Protocol.CURIOSITY: "collect/curiosity_room.html"}
 
 # Platform ids are opaque tokens: letters, digits, '-', '_', '.', at most 100 characters.
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
@@ -82,7 +86,7 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
         return redirect("collect:done", room_id)
     return render(
         request,
-        "collect/room.html",
+        ROOM_TEMPLATES.get(assignment.campaign.protocol, "collect/room.html"),
         {
             "campaign": assignment.campaign,
             "room": assignment.room,
@@ -114,4 +118,19 @@ def done(request: HttpRequest, room_id: str) -> HttpResponse:
             "completion_url": campaign.completion_url,
             "incomplete": room.status == RoomStatus.INCOMPLETE,
         },
+    )
+
+
+@staff_member_required
+def curiosity_analysis(request: HttpRequest) -> HttpResponse:
+    """Researchers: the paper's headline analysis on the collected (and imported) dialogues — the
+    like rate of assistant messages by the source of the facts they used."""
+    campaigns = Campaign.objects.filter(protocol=Protocol.CURIOSITY).order_by("name")
+    slug = request.GET.get("campaign", "")
+    chosen = campaigns.filter(slug=slug).first() if slug else None
+    if slug and chosen is None:
+        return _error(request, 404, "No such campaign", f"There is no Curiosity campaign called “{slug}”.")
+    analysis = like_rates_by_source(campaigns=[chosen] if chosen else list(campaigns))
+    return render(
+        request, "collect/curiosity_analysis.html", {"campaigns": campaigns, "chosen": chosen, "analysis": analysis}
     )

@@ -20,6 +20,8 @@ from django.utils.module_loading import import_string
 # Dotted paths, imported on use, so that a dataset's module loads only when it is exported.
 EXPORTERS: dict[str, str] = {
     "wow": "collect.exporters.wow.export",
+    "curiosity": "collect.exporters.curiosity.export",
+    "wowpp": "annotate.exporters.wowpp.export",
 }
 
 
@@ -36,6 +38,7 @@ class ExportOptions:
     valid: float = 0.05  # share of the remaining dialogues in the seen-topic valid split
     test: float = 0.05  # ... and in the seen-topic test split
     chunk_size: int = 500  # rooms read per query
+    job: str = ""  # annotation job slug, for datasets exported from annotation jobs (wowpp)
 
     def __post_init__(self) -> None:
         for name in ("holdout_topics", "valid", "test"):

@@ -7,9 +7,10 @@ from collect.protocols.base import Protocol
 
 
 def get_protocol(name: str) -> Protocol:
+    from collect.protocols.curiosity import CURIOSITY
     from collect.protocols.wow import WOW
 
-    protocols: dict[str, Protocol] = {WOW.name: WOW}
+    protocols: dict[str, Protocol] = {WOW.name: WOW, CURIOSITY.name: CURIOSITY}
     try:
         return protocols[name]
     except KeyError:

@@ -14,7 +14,7 @@ from collect.protocols import get_protocol
 
 # A waiting worker's page pings every 15 s; one silent for longer than this has left.
 WAITING_STALE_SECONDS = 45
-LIVE_ROOM_STATUSES = (RoomStatus.CHOOSING_TOPIC, RoomStatus.CHATTING, RoomStatus.RATING)
+LIVE_ROOM_STATUSES = (RoomStatus.CHOOSING_TOPIC, RoomStatus.PREPARING, RoomStatus.CHATTING, RoomStatus.RATING)
 
 
 def worker_get_or_create(*, platform: str, external_id: str) -> Worker:

@@ -28,6 +28,7 @@ class Command(BaseCommand):
             help="only these campaigns (repeatable); default: all campaigns of the dataset's protocol",
         )
         parser.add_argument("--include-incomplete", action="store_true", help="also rooms that ended early")
+        parser.add_argument("--job", default="", metavar="SLUG", help="annotation job to export (wowpp)")
         parser.add_argument("--seed", type=int, default=0, help="split seed: same seed, same files")
         defaults = ExportOptions()
         parser.add_argument(
@@ -47,6 +48,7 @@ class Command(BaseCommand):
                 valid=opts["valid"],
                 test=opts["test"],
                 chunk_size=opts["chunk_size"],
+                job=opts["job"],
             )
             result = export_dataset(opts["dataset"], opts["out"], options)
         except ExportError as error:

@@ -1,0 +1,218 @@
+"""Curiosity exporter: rooms -> `curiosity_dialogs.{train,val,test,test_zero}.json`, each
+`{"dialogs": [...], "db_checksum": md5}`, and the fact database `wiki_sql.sqlite.db` beside them
+(SCHEMAS.md section 2), which the Curiosity reader opens from the same folder and checks against
+`db_checksum`.
+
+Imported dialogs keep the split file they came from and every field they had; collected ones are
+split by hashing, like the WoW exporter: hash(seed, topic) holds a topic out entirely
+(`test_zero`, unseen topics), hash(seed, room) picks val / test / train among the others. All
+exported campaigns must share one knowledge source: its fact db is the one the `fid`s refer to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Iterator
+
+from collect.exporters import ExportError, ExportOptions, ExportResult, stable_fraction
+from collect.models import Assignment, Campaign, CuriosityDialog, Message, Protocol, RoomStatus
+from retrieval.curiosity.factdb import FactDbError, factdb_write
+
+SPLITS = ("train", "val", "test", "test_zero")
+FILES = {split: f"curiosity_dialogs.{split}.json" for split in SPLITS}
+DB_FILE = "wiki_sql.sqlite.db"
+ABSENT = "__absent__"  # in `extra`: standard keys an imported dialog or message did not have
+FLAG_DEFAULTS = {"inferred_steps": False, "shuffle_facts": True, "is_annotated": False, "reported": False, "annotated": False}
+
+_DIALOG_FIELDS = (
+    "pk", "room_id", "room__topic", "room__created", "dialog_id", "aspects", "first_aspect", "second_aspect",
+    "known_entities", "related_entities", "user_dialog_rating", "user_other_agent_rating", "assistant_dialog_rating",
+    "assistant_other_agent_rating", "split", "created_time", "tag", "flags", "user_id_value", "assistant_id_value", "extra",
+)
+_MESSAGE_FIELDS = ("pk", "room_id", "seq", "role", "text", "liked", "facts", "dialog_acts", "external_id", "extra")
+
+
+def export(out_dir: Path, options: ExportOptions) -> ExportResult:
+    campaigns = _campaigns(options)
+    sources = sorted({c.knowledge_source_id for c in campaigns})
+    if len(sources) != 1:
+        slugs = ", ".join(sorted(c.slug for c in campaigns))
+        raise ExportError(f"the campaigns ({slugs}) use {len(sources)} knowledge sources; export one source at a time with --campaign")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        checksum = factdb_write(source_id=sources[0], path=out_dir / DB_FILE)
+    except FactDbError as error:
+        raise ExportError(str(error)) from error
+    statuses = [RoomStatus.COMPLETE] + ([RoomStatus.INCOMPLETE] if options.include_incomplete else [])
+    dialogs = CuriosityDialog.objects.filter(room__campaign__in=campaigns, room__status__in=statuses)
+    skipped = 0
+    with DialogFiles(out_dir, [FILES[s] for s in SPLITS], checksum) as files:
+        for dialog, messages, ids in iter_dialogs(dialogs, chunk_size=options.chunk_size):
+            if not messages:
+                skipped += 1
+                continue
+            files.write(FILES[split_for(dialog, options)], dialog_json(dialog, messages, ids))
+    return ExportResult(counts=dict(files.counts), skipped_empty=skipped)
+
+
+def _campaigns(options: ExportOptions) -> list[Campaign]:
+    campaigns = Campaign.objects.filter(protocol=Protocol.CURIOSITY)
+    if options.campaigns:
+        found = {c.slug: c for c in Campaign.objects.filter(slug__in=options.campaigns)}
+        missing = sorted(set(options.campaigns) - set(found))
+        if missing:
+            raise ExportError(f"no campaign with slug: {', '.join(missing)}")
+        other = sorted(slug for slug, c in found.items() if c.protocol != Protocol.CURIOSITY)
+        if other:
+            raise ExportError(f"not Curiosity campaigns: {', '.join(other)}")
+        campaigns = campaigns.filter(slug__in=options.campaigns)
+    campaigns = list(campaigns)
+    if not campaigns:
+        raise ExportError("there is no Curiosity campaign to export")
+    return campaigns
+
+
+def iter_dialogs(dialogs: Any, *, chunk_size: int) -> Iterator[tuple[dict, list[dict], dict[str, str]]]:
+    """(dialog, its messages in order, {role: worker pseudonym}) in dialog order (import order for
+    imported files), `chunk_size` dialogs per query."""
+    after = 0
+    while True:
+        page = list(dialogs.filter(pk__gt=after).order_by("pk").values(*_DIALOG_FIELDS)[:chunk_size])
+        if not page:
+            return
+        after = page[-1]["pk"]
+        room_ids = [d["room_id"] for d in page]
+        messages: dict[Any, list[dict]] = {room_id: [] for room_id in room_ids}
+        rows = Message.objects.filter(room_id__in=room_ids).order_by("room_id", "seq").values(*_MESSAGE_FIELDS)
+        for message in rows.iterator(chunk_size=2000):
+            messages[message["room_id"]].append(message)
+        workers: dict[Any, dict[str, str]] = {room_id: {} for room_id in room_ids}
+        for room_id, role, pseudonym in Assignment.objects.filter(room_id__in=room_ids).values_list(
+            "room_id", "role", "worker__pseudonym"
+        ):
+            workers[room_id][role] = pseudonym
+        for dialog in page:
+            yield dialog, messages[dialog["room_id"]], workers[dialog["room_id"]]
+
+
+def split_for(dialog: dict, options: ExportOptions) -> str:
+    if dialog["split"] in SPLITS:
+        return dialog["split"]
+    draw = stable_fraction(options.seed, "topic", dialog["room__topic"].strip().casefold())
+    if draw < options.holdout_topics:
+        return "test_zero"
+    draw = stable_fraction(options.seed, "room", str(dialog["room_id"]))
+    if draw < options.valid:
+        return "val"
+    if draw < options.valid + options.test:
+        return "test"
+    return "train"
+
+
+def dialog_json(dialog: dict, messages: list[dict], workers: dict[str, str]) -> dict[str, Any]:
+    flags = {**FLAG_DEFAULTS, **(dialog["flags"] or {})}
+    created = dialog["created_time"] if dialog["created_time"] is not None else int(dialog["room__created"].timestamp())
+    out: dict[str, Any] = {
+        "messages": [message_json(m) for m in messages],
+        "known_entities": list(dialog["known_entities"]),
+        "focus_entity": dialog["room__topic"],
+        "dialog_id": dialog["dialog_id"] if dialog["dialog_id"] is not None else dialog["pk"],
+        "inferred_steps": flags["inferred_steps"],
+        "created_time": created,
+        "aspects": list(dialog["aspects"]),
+        "first_aspect": dialog["first_aspect"],
+        "second_aspect": dialog["second_aspect"],
+        "shuffle_facts": flags["shuffle_facts"],
+        "related_entities": list(dialog["related_entities"]),
+        "tag": dialog["tag"],
+        # Pseudonymous ids only: an imported dialog keeps its own, a collected one has the workers'.
+        "user_id": dialog["user_id_value"] if dialog["user_id_value"] is not None else workers.get("user", ""),
+        "assistant_id": (
+            dialog["assistant_id_value"] if dialog["assistant_id_value"] is not None else workers.get("assistant", "")
+        ),
+        "is_annotated": flags["is_annotated"],
+        # 1–5; null when that member left before rating.
+        "user_dialog_rating": dialog["user_dialog_rating"],
+        "user_other_agent_rating": dialog["user_other_agent_rating"],
+        "assistant_dialog_rating": dialog["assistant_dialog_rating"],
+        "assistant_other_agent_rating": dialog["assistant_other_agent_rating"],
+        "reported": flags["reported"],
+        "annotated": flags["annotated"],
+    }
+    return _with_extra(out, dialog["extra"])
+
+
+def message_json(message: dict) -> dict[str, Any]:
+    # The protocol stores liked = false and facts = [] on user messages; imported ones are as they came.
+    out: dict[str, Any] = {
+        "message": message["text"],
+        "liked": bool(message["liked"]),
+        "sender": message["role"],
+        "facts": list(message["facts"] or []),
+        "message_id": message["external_id"] or str(message["pk"]),
+        "dialog_acts": list(message["dialog_acts"] or []),
+    }
+    return _with_extra(out, message["extra"])
+
+
+def _with_extra(out: dict[str, Any], extra: dict[str, Any] | None) -> dict[str, Any]:
+    """Imported keys we have no column for (or values we keep verbatim) go back in; keys the
+    original did not have are left out."""
+    if not extra:
+        return out
+    absent = set(extra.get(ABSENT, []))
+    out.update({key: value for key, value in extra.items() if key != ABSENT})
+    return {key: value for key, value in out.items() if key not in absent}
+
+
+class DialogFiles:
+    """Curiosity files written one dialog at a time into hidden temporary files, renamed into place
+    only when every one is complete (a failed export leaves the previous files untouched)."""
+
+    def __init__(self, out_dir: Path, names: list[str], checksum: str) -> None:
+        self.out_dir = out_dir
+        self.checksum = checksum
+        self.counts: dict[str, int] = {name: 0 for name in names}
+        self._temps: dict[str, Path] = {}
+        self._handles: dict[str, IO[str]] = {}
+        self._encoder = json.JSONEncoder(ensure_ascii=True, separators=(", ", ": "))
+
+    def __enter__(self) -> DialogFiles:
+        try:
+            for name in self.counts:
+                self._temps[name] = self.out_dir / f".{name}.{os.getpid()}.tmp"
+                self._handles[name] = self._temps[name].open("w", encoding="utf-8")
+                self._handles[name].write('{"dialogs": [')
+        except BaseException:
+            self._discard()
+            raise
+        return self
+
+    def write(self, name: str, dialog: dict[str, Any]) -> None:
+        handle = self._handles[name]
+        handle.write(",\n" if self.counts[name] else "\n")
+        handle.write(self._encoder.encode(dialog))
+        self.counts[name] += 1
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if exc_type is not None:
+            self._discard()
+            return
+        try:
+            for handle in self._handles.values():
+                handle.write(f'\n], "db_checksum": {json.dumps(self.checksum)}}}\n')
+                handle.close()
+        except BaseException:
+            self._discard()
+            raise
+        for name, temp in self._temps.items():
+            os.replace(temp, self.out_dir / name)
+
+    def _discard(self) -> None:
+        for handle in self._handles.values():
+            handle.close()
+        for temp in self._temps.values():
+            temp.unlink(missing_ok=True)

@@ -1,0 +1,90 @@
+"""Curiosity fixtures: a knowledge source imported from a small Curiosity fact db, a campaign on
+it, and rooms where alice is the user and bob the assistant (charlie is an outsider)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from collect.models import Assignment, AssignmentStatus, Campaign, CuriosityDialog, Room, Worker
+from collect.protocols import curiosity
+from retrieval.curiosity.factdb import factdb_import
+from retrieval.models import KnowledgeSource
+from tests.collect.conftest import session_cookie
+from tests.curiosity.factdb import write_factdb
+
+
+@pytest.fixture
+def factdb_dir(settings, tmp_path: Path) -> Path:
+    settings.CURIOSITY_FACTDB_DIR = tmp_path / "kept"
+    return settings.CURIOSITY_FACTDB_DIR
+
+
+@pytest.fixture
+def factdb_path(tmp_path: Path) -> Path:
+    path = tmp_path / "wiki_sql.sqlite.db"
+    write_factdb(path)
+    return path
+
+
+@pytest.fixture
+def facts_source(db, factdb_dir: Path, factdb_path: Path) -> KnowledgeSource:
+    return factdb_import(path=factdb_path, slug="curio-facts").source
+
+
+def make_campaign(source: KnowledgeSource, **config) -> Campaign:
+    config.setdefault("topics", ["Namibia"])
+    return Campaign.objects.create(
+        slug=f"curiosity-{Campaign.objects.count() + 1}",
+        name="Curiosity test",
+        protocol="curiosity",
+        knowledge_source=source,
+        min_turns=2,
+        max_turns=2,
+        turn_limit=4,
+        protocol_config=config,
+    )
+
+
+@pytest.fixture
+def campaign(facts_source: KnowledgeSource) -> Campaign:
+    return make_campaign(facts_source)
+
+
+@dataclass
+class Seat:
+    worker: Worker
+    assignment: Assignment
+    cookie: bytes
+
+
+@dataclass
+class CuriosityRoom:
+    room: Room
+    user: Seat
+    assistant: Seat
+    outsider: Worker
+
+    @property
+    def dialog(self) -> CuriosityDialog:
+        return CuriosityDialog.objects.get(room=self.room)
+
+
+def make_room(campaign: Campaign) -> CuriosityRoom:
+    room = curiosity.CURIOSITY.room_create(campaign=campaign)
+    seats = {}
+    for name, role in (("alice", curiosity.USER), ("bob", curiosity.ASSISTANT)):
+        worker, _ = Worker.objects.get_or_create(platform="inhouse", external_id=name)
+        assignment = Assignment.objects.create(
+            campaign=campaign, worker=worker, status=AssignmentStatus.PAIRED, room=room, role=role
+        )
+        seats[role] = Seat(worker, assignment, session_cookie(worker))
+    charlie, _ = Worker.objects.get_or_create(platform="inhouse", external_id="charlie")
+    return CuriosityRoom(room, seats[curiosity.USER], seats[curiosity.ASSISTANT], charlie)
+
+
+@pytest.fixture
+def paired(campaign: Campaign) -> CuriosityRoom:
+    return make_room(campaign)

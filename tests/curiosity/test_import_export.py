@@ -1,0 +1,162 @@
+"""Import of Curiosity dialog files, and import → export reproducing every field (SCHEMAS.md §2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from collect.exporters import ExportOptions, export_dataset
+from collect.exporters.curiosity import DB_FILE, FILES
+from collect.importers.curiosity import CuriosityImportError, curiosity_import
+from collect.models import Campaign, CuriosityDialog, Message, Room, RoomStatus
+from tests.curiosity.dialogs import dialog, md5, quirky, write_dialogs
+from tests.curiosity.factdb import write_factdb
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def release(tmp_path: Path, factdb_dir: Path) -> dict:
+    """A small release: the fact db and the four split files that refer to it."""
+    folder = tmp_path / "release"
+    folder.mkdir()
+    db = folder / DB_FILE
+    ids = write_factdb(db)
+    checksum = md5(db)
+    namibia, tahiti = ids["Namibia"], ids["Tahiti"]
+    splits = {
+        "train": [dialog(11, "Namibia", namibia), dialog(12, "Tahiti", tahiti), dialog(13, "Namibia", namibia[3:])],
+        "val": [dialog(21, "Namibia", namibia)],
+        "test": [dialog(31, "Tahiti", tahiti)],
+        "test_zero": quirky([dialog(41, "Tahiti", tahiti)]),
+    }
+    files = {split: write_dialogs(folder / FILES[split], dialogs, checksum) for split, dialogs in splits.items()}
+    return {"db": db, "checksum": checksum, "files": files, "splits": splits}
+
+
+def import_all(release: dict) -> None:
+    curiosity_import(path=release["files"]["train"], facts=release["db"], campaign="imported")
+    for split in ("val", "test", "test_zero"):
+        curiosity_import(path=release["files"][split], campaign="imported")
+
+
+def test_it_imports_dialogs_as_complete_rooms(release: dict) -> None:
+    result = curiosity_import(path=release["files"]["train"], facts=release["db"], campaign="imported")
+    assert (result.dialogs, result.messages, result.split) == (3, 12, "train")
+    assert result.facts["facts"] == 37 and result.facts["mentions"] > 30
+    campaign = Campaign.objects.get(slug="imported")
+    assert campaign.protocol == "curiosity" and not campaign.is_active
+    room = Room.objects.get(curiosity__dialog_id=12)
+    assert room.status == RoomStatus.COMPLETE and room.topic == "Tahiti"
+    assert {m.role for m in room.members.all()} == {"user", "assistant"}
+    messages = list(Message.objects.filter(room=room).order_by("seq"))
+    assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[1].liked and messages[1].facts[0] == {"fid": release["splits"]["train"][1]["messages"][1]["facts"][0]["fid"], "used": True, "source": "known"}
+
+
+def test_it_is_idempotent(release: dict) -> None:
+    curiosity_import(path=release["files"]["train"], facts=release["db"], campaign="imported")
+    again = curiosity_import(path=release["files"]["train"], facts=release["db"], campaign="imported")
+    assert (again.dialogs, again.already_present) == (0, 3)
+    assert CuriosityDialog.objects.count() == 3
+
+
+def test_import_then_export_reproduces_the_release(release: dict, tmp_path: Path) -> None:
+    import_all(release)
+    out = tmp_path / "out"
+    result = export_dataset("curiosity", out, ExportOptions(campaigns=("imported",)))
+    assert result.counts == {FILES[s]: len(release["splits"][s]) for s in ("train", "val", "test", "test_zero")}
+    # The fact db is the same file, so every db_checksum still holds.
+    assert md5(out / DB_FILE) == release["checksum"]
+    for split, path in release["files"].items():
+        original = json.loads(path.read_text(encoding="utf-8"))
+        exported = json.loads((out / FILES[split]).read_text(encoding="utf-8"))
+        assert exported == original, split
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d.pop("dialog_id"), "'dialog_id' must be an integer"),
+        (lambda d: d.update(focus_entity=""), "'focus_entity'"),
+        (lambda d: d["messages"][1].update(sender="wizard"), "'sender' must be 'user' or 'assistant'"),
+        (lambda d: d["messages"][1]["facts"].append({"fid": "x"}), "integer 'fid'"),
+        (lambda d: d.update(user_id=[1]), "'user_id' must be a string or an integer"),
+    ],
+)
+def test_it_refuses_a_malformed_dialog_and_writes_nothing(release: dict, tmp_path: Path, mutate, message: str) -> None:
+    bad = dialog(99, "Namibia", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    mutate(bad)
+    path = write_dialogs(tmp_path / "bad.json", [dialog(98, "Namibia", list(range(10))), bad], release["checksum"])
+    with pytest.raises(CuriosityImportError, match=message):
+        curiosity_import(path=path, facts=release["db"])
+    assert not Room.objects.exists()
+
+
+def test_it_needs_the_matching_fact_db(release: dict, tmp_path: Path) -> None:
+    with pytest.raises(CuriosityImportError, match="give it with --facts"):
+        curiosity_import(path=release["files"]["val"])
+    other = tmp_path / "other.db"
+    write_factdb(other, {"Namibia": {"History": [("Only one fact.", [])]}})
+    with pytest.raises(CuriosityImportError, match="md5 differs from db_checksum"):
+        curiosity_import(path=release["files"]["val"], facts=other)
+    not_json = tmp_path / "curiosity_dialogs.val.json"
+    not_json.write_text("{nope", encoding="utf-8")
+    with pytest.raises(CuriosityImportError, match="not a readable JSON file"):
+        curiosity_import(path=not_json, facts=release["db"])
+    assert not Room.objects.exists()
+
+
+def test_the_commands_import_and_export_a_release(release: dict, tmp_path: Path) -> None:
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    # The fact db is found beside the file, where the Curiosity reader looks for it.
+    call_command("import_dataset", "curiosity", str(release["files"]["train"]), stdout=out)
+    assert "dialogs    3" in out.getvalue()
+    call_command("import_dataset", "curiosity", str(release["files"]["val"]), facts=release["db"], stdout=io.StringIO())
+    export = tmp_path / "export"
+    call_command("export_dataset", "curiosity", out=export, stdout=io.StringIO())
+    for split in ("train", "val"):
+        original = json.loads(release["files"][split].read_text(encoding="utf-8"))
+        assert json.loads((export / FILES[split]).read_text(encoding="utf-8")) == original
+
+
+def test_dialogs_without_a_split_are_split_by_hash_and_unseen_topic(release: dict, tmp_path: Path) -> None:
+    ids = write_factdb(tmp_path / "same.db")  # same content as the release's db
+    dialogs = [dialog(100 + i, topic, ids[topic]) for i in range(20) for topic in ("Namibia", "Tahiti")]
+    path = write_dialogs(tmp_path / "collected.json", dialogs, release["checksum"])
+    assert curiosity_import(path=path, facts=release["db"], campaign="mixed").split == ""
+    for seed in range(50):
+        out = tmp_path / f"out-{seed}"
+        result = export_dataset("curiosity", out, ExportOptions(seed=seed, holdout_topics=0.5, valid=0.2, test=0.2))
+        if result.counts[FILES["test_zero"]] and result.counts[FILES["train"]]:
+            break
+    else:
+        pytest.fail("no seed held out exactly one topic")
+    topics = {
+        split: {d["focus_entity"] for d in json.loads((out / FILES[split]).read_text(encoding="utf-8"))["dialogs"]}
+        for split in ("train", "val", "test", "test_zero")
+    }
+    assert len(topics["test_zero"]) == 1
+    assert not topics["test_zero"] & (topics["train"] | topics["val"] | topics["test"])
+    assert sum(result.counts.values()) == 40
+
+
+def test_it_refuses_to_mix_knowledge_sources(release: dict, tmp_path: Path) -> None:
+    from collect.exporters import ExportError
+    from retrieval.models import KnowledgeSource
+
+    curiosity_import(path=release["files"]["val"], facts=release["db"], campaign="imported")
+    Campaign.objects.create(slug="other", name="Other", protocol="curiosity",
+                            knowledge_source=KnowledgeSource.objects.create(slug="other", name="Other"))
+    with pytest.raises(ExportError, match="use 2 knowledge sources"):
+        export_dataset("curiosity", tmp_path / "out")
+    assert export_dataset("curiosity", tmp_path / "out", ExportOptions(campaigns=("imported",))).total == 1
+    with pytest.raises(ExportError, match="not Curiosity campaigns"):
+        Campaign.objects.create(slug="wow", name="WoW", knowledge_source=KnowledgeSource.objects.get(slug="other"))
+        export_dataset("curiosity", tmp_path / "out", ExportOptions(campaigns=("wow",)))
