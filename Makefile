@@ -53,6 +53,7 @@ bench: install-dev
 	$(BIN)/python bench/tfidf_query.py
 	$(BIN)/python bench/knowledge_latency.py
 	$(BIN)/python bench/export_speed.py
+	$(BIN)/python bench/curiosity_factbank.py
 
 clean:
 	rm -rf $(VENV) var

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from collect.models import Assignment, Campaign, Message, Persona, Room, Worker
+from collect.models import Assignment, Campaign, CuriosityDialog, Message, Persona, Room, Worker
 
 
 class PersonaInline(admin.TabularInline):
@@ -51,3 +51,10 @@ class WorkerAdmin(admin.ModelAdmin):
 class AssignmentAdmin(admin.ModelAdmin):
     list_display = ["worker", "campaign", "status", "room", "role", "created"]
     list_filter = ["campaign", "status"]
+
+
+@admin.register(CuriosityDialog)
+class CuriosityDialogAdmin(admin.ModelAdmin):
+    list_display = ["room", "dialog_id", "first_aspect", "second_aspect", "tag", "split"]
+    list_filter = ["tag", "split"]
+    readonly_fields = ["room", "aspects", "related_entities", "known_entities", "bank", "switched_at", "marked_at"]
