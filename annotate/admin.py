@@ -1,0 +1,32 @@
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from annotate.models import Assignment, Item, Job
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "kind", "overlap", "is_active", "gold_rate", "report_link", "created"]
+    list_filter = ["kind", "is_active"]
+    prepopulated_fields = {"slug": ["name"]}
+    readonly_fields = ["source", "created"]
+
+    @admin.display(description="report")
+    def report_link(self, job: Job) -> str:
+        return format_html('<a href="{}">report</a>', reverse("annotate:report", args=[job.slug]))
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["key", "job", "role", "position", "answers_count"]
+    list_filter = ["job", "role"]
+    search_fields = ["key"]
+    readonly_fields = ["answers_count", "imported_tally", "room", "message"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["worker", "item", "status", "assigned_at", "submitted_at", "time_spent_ms", "score"]
+    list_filter = ["job", "status"]
+    readonly_fields = ["job", "item", "worker", "assigned_at", "expires_at", "submitted_at", "answer", "time_spent_ms", "score", "report_reason"]

@@ -1,0 +1,175 @@
+"""The annotation API (for the screens and for external tools): join a job, list jobs, reserve the
+next item, answer it. Thin views: an InputSerializer, one service call, an OutputSerializer.
+Errors are {"code", "detail"} with a 4xx status, and nothing is stored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate.api.auth import IsAnnotator, IsAnnotatorOrStaff, WorkerSessionAuthentication, WorkerTokenAuthentication
+from annotate.identity import worker_from_link, worker_token
+from annotate.models import Job
+from annotate.selectors.items import item_for_annotator
+from annotate.selectors.progress import job_progress, job_progress_brief, worker_progress
+from annotate.services import AnnotationError
+from annotate.services.answers import MAX_REASON_CHARS, MAX_TIME_SPENT_MS, answer_submit
+from annotate.services.assignment import assignment_next
+
+ERROR = inline_serializer("Error", {"code": serializers.CharField(), "detail": serializers.CharField()})
+
+
+def error_response(code: str, detail: str, status_code: int = 400) -> Response:
+    return Response({"code": code, "detail": detail}, status=status_code)
+
+
+class StrictSerializer(serializers.Serializer):
+    """Refuses keys it does not know: a misspelt field is an error, not an empty answer."""
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError(f"unknown field(s): {', '.join(unknown)}")
+        return attrs
+
+
+def invalid(serializer: serializers.Serializer) -> Response:
+    errors = serializer.errors
+    field, messages = next(iter(errors.items()))
+    where = "" if field == "non_field_errors" else f"{field}: "
+    return Response({"code": "invalid", "detail": f"{where}{messages[0]}", "fields": errors}, status=400)
+
+
+class AnnotationApi(APIView):
+    schema = AutoSchema()
+    authentication_classes = [WorkerTokenAuthentication, WorkerSessionAuthentication, SessionAuthentication]
+    permission_classes = [IsAnnotator]
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, AnnotationError):
+            return error_response(exc.code, exc.message, exc.status)
+        response = super().handle_exception(exc)
+        if isinstance(response.data, dict):
+            response.data.setdefault("code", getattr(exc, "default_code", "error"))
+        return response
+
+    def job(self, slug: str) -> Job:
+        job = Job.objects.filter(slug=slug).first()
+        if job is None:
+            raise AnnotationError("no_job", f"there is no annotation job {slug!r}", status=404)
+        return job
+
+
+class JobJoinApi(AnnotationApi):
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "JoinRequest"
+
+        worker = serializers.CharField(required=False, help_text="in-house annotator id")
+        PROLIFIC_PID = serializers.CharField(required=False, help_text="Prolific participant id")
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "JoinResponse"
+
+        token = serializers.CharField(help_text="send as Authorization: Bearer <token>")
+        worker = serializers.CharField(help_text="your pseudonymous id")
+
+    def post(self, request: Request, slug: str) -> Response:
+        self.job(slug)
+        data = self.InputSerializer(data=request.data)
+        if not data.is_valid():
+            return invalid(data)
+        worker = worker_from_link(data.validated_data)
+        return Response(self.OutputSerializer({"token": worker_token(worker), "worker": worker.pseudonym}).data)
+
+
+class JobListApi(AnnotationApi):
+    permission_classes = [IsAnnotatorOrStaff]
+
+    class OutputSerializer(serializers.ModelSerializer):
+        progress = serializers.SerializerMethodField()
+
+        class Meta:
+            model = Job
+            fields = ["slug", "name", "kind", "instructions", "overlap", "is_active", "progress"]
+            ref_name = "Job"
+
+        def get_progress(self, job: Job) -> dict[str, Any]:
+            return job_progress(job=job)
+
+    def get(self, request: Request) -> Response:
+        jobs = Job.objects.order_by("name") if request.user.is_staff else Job.objects.filter(is_active=True).order_by("name")
+        return Response(self.OutputSerializer(jobs, many=True).data)
+
+
+class NextItemApi(AnnotationApi):
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "NextItem"
+
+        status = serializers.ChoiceField(["assigned", "resumed", "done", "busy", "disqualified", "inactive"])
+        item = serializers.JSONField(allow_null=True, help_text="relevance: turns + articles of sentences with ids; dialog acts: messages + acts")
+        expires_at = serializers.DateTimeField(allow_null=True)
+        progress = serializers.JSONField()
+
+    def post(self, request: Request, slug: str) -> Response:
+        job, worker = self.job(slug), request.user.worker
+        result = assignment_next(job=job, worker=worker)
+        assignment = result.assignment
+        out = {
+            "status": result.status,
+            "item": item_for_annotator(assignment.item, job.kind) if assignment else None,
+            "expires_at": assignment.expires_at if assignment else None,
+            "progress": {**worker_progress(job=job, worker=worker), "job": job_progress_brief(job=job)},
+        }
+        return Response(self.OutputSerializer(out).data)
+
+
+class AnswerApi(AnnotationApi):
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "Answer"
+
+        selected = serializers.ListField(child=serializers.IntegerField(), required=False, allow_empty=True,
+                                         help_text="relevance: ids of every sentence that could be used; [] for none")
+        acts = serializers.ListField(child=serializers.ListField(child=serializers.CharField(), allow_empty=True),
+                                     required=False, help_text="dialog acts: one list of acts per message, in order")
+        report_reason = serializers.CharField(required=False, allow_blank=True, max_length=MAX_REASON_CHARS,
+                                              help_text="dialog acts: report the dialog as broken, and why")
+        time_spent_ms = serializers.IntegerField(required=False, min_value=0, max_value=MAX_TIME_SPENT_MS)
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "AnswerReceipt"
+
+        status = serializers.CharField()
+        item = serializers.IntegerField()
+        time_spent_ms = serializers.IntegerField()
+
+    def post(self, request: Request, item_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        if not data.is_valid():
+            return invalid(data)
+        assignment = answer_submit(item_id=item_id, worker=request.user.worker, **data.validated_data)
+        out = {"status": assignment.status, "item": item_id, "time_spent_ms": assignment.time_spent_ms}
+        return Response(self.OutputSerializer(out).data, status=status.HTTP_201_CREATED)
+
+
+# On the classes (each view has one method): with DRF's default schema class in settings, method
+# decorators would build on DRF's AutoSchema instead of the views' drf-spectacular one.
+extend_schema(request=JobJoinApi.InputSerializer, responses={200: JobJoinApi.OutputSerializer, 400: ERROR, 404: ERROR})(JobJoinApi)
+extend_schema(responses={200: JobListApi.OutputSerializer(many=True)})(JobListApi)
+extend_schema(request=None, responses={200: NextItemApi.OutputSerializer, 404: ERROR})(NextItemApi)
+extend_schema(request=AnswerApi.InputSerializer, responses={201: AnswerApi.OutputSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR})(AnswerApi)

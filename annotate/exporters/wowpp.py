@@ -1,0 +1,58 @@
+"""A relevance job -> a WOW++ file (SCHEMAS.md section 3): `export_dataset wowpp --job J --out FILE`.
+
+confidence = the share of the item's annotators who selected the sentence; relevance = "relevant"
+iff confidence >= the job's threshold. Only items that reached the job's overlap are written unless
+--include-incomplete. Keys follow the released files' order; the optional context fields an imported
+item lacked stay absent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from annotate.exporters import write_json_object
+from annotate.models import Job, JobKind
+from annotate.selectors.labels import Tally, relevance_tallies
+from collect.exporters import ExportError, ExportOptions, ExportResult
+
+SEPARATOR = " <knowledge_separator> "
+# Absent from the released test files; written when an item has them (collected items always do).
+OPTIONAL = ("start_speaker", "id", "knowledges", "gold_sentence")
+
+
+def export(out: Path, options: ExportOptions) -> ExportResult:
+    slug = getattr(options, "job", "")
+    if not slug:
+        raise ExportError("wowpp exports one annotation job: give --job SLUG")
+    job = Job.objects.filter(slug=slug).first()
+    if job is None:
+        raise ExportError(f"no annotation job {slug!r}")
+    if job.kind != JobKind.RELEVANCE:
+        raise ExportError(f"job {slug!r} labels {job.kind}, not relevance")
+    path = out if out.suffix == ".json" else out / f"{job.slug}_augmented_wow.json"
+    count = write_json_object(path, wowpp_records(job, include_incomplete=options.include_incomplete))
+    return ExportResult(counts={path.name: count})
+
+
+def wowpp_records(job: Job, *, include_incomplete: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
+    for tally in relevance_tallies(job, complete_only=not include_incomplete):
+        yield tally.item.key, wowpp_record(tally, job.relevance_threshold)
+
+
+def wowpp_record(tally: Tally, threshold: float) -> dict[str, Any]:
+    payload = tally.item.payload
+    record: dict[str, Any] = {"turns": payload["turns"], "topic": payload["topic"]}
+    record.update((key, payload[key]) for key in OPTIONAL if key in payload)
+    sentences = []
+    for n, candidate in enumerate(payload["candidates"]):
+        confidence = tally.confidence(n)
+        sentences.append({
+            "label": candidate.get("label") or f"{candidate['article']}{SEPARATOR}{candidate['sentence']}",
+            "confidence": confidence,
+            "relevance": "relevant" if confidence >= threshold else "notRelevant",
+            "article": candidate["article"],
+        })
+    record["annotated_sentences"] = sentences
+    record.update(payload.get("extra", {}))
+    return record

@@ -1,0 +1,56 @@
+"""`manage.py annotation_report JOB [--json]`: items, answers, agreement, labels and annotators."""
+
+from __future__ import annotations
+
+import json
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotate.models import Job
+from annotate.selectors.report import annotation_report
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+class Command(BaseCommand):
+    help = "Report an annotation job: progress, agreement (Fleiss' kappa / Krippendorff's alpha), labels, annotators."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("job", help="the job's slug")
+        parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        job = Job.objects.filter(slug=opts["job"]).first()
+        if job is None:
+            raise CommandError(f"no annotation job {opts['job']!r}")
+        report = annotation_report(job=job)
+        if opts["json"]:
+            self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+            return
+        progress, agreement = report["progress"], report["agreement"]
+        self.stdout.write(f"{job.name} ({job.slug}, {job.kind}, {job.overlap} per item)")
+        self.stdout.write(f"items       {progress['complete']}/{progress['items']} complete, items by role {report['items']}")
+        self.stdout.write(f"answers     {report['answers']}")
+        self.stdout.write(f"agreement   {agreement['measure']} = {_fmt(agreement['value'])} over {agreement['units']} units")
+        if "relevance" in report:
+            per_item = report["relevance"]["relevant_per_item"]
+            self.stdout.write(
+                f"relevant    per item: mean {_fmt(per_item['mean'])}, median {_fmt(per_item['median'])}, "
+                f"max {_fmt(per_item['max'])}, none in {per_item['items_with_none']} item(s)"
+            )
+            self.stdout.write(f"histogram   {per_item['histogram']}")
+        else:
+            acts = report["dialog_acts"]
+            self.stdout.write(f"labels      {acts['messages']} messages in {acts['dialogs']} dialogs; {acts['act_frequency']}")
+        for row in report["annotators"]:
+            flag = "FLAGGED " + "; ".join(row["reasons"]) if row["flagged"] else ""
+            self.stdout.write(
+                f"annotator   {row['worker']:<16} answers {row['answers']:>4}  gold {_fmt(row['gold_score']):>5}  "
+                f"majority {_fmt(row['majority_agreement']):>5}  {flag}"
+            )

@@ -1,0 +1,65 @@
+"""`manage.py create_annotation_job SLUG --kind relevance --campaign C ...`: a job over collected rooms.
+
+Running it again for an existing job adds the rooms completed since (items are keyed by room/turn)."""
+
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotate.models import Job, JobKind
+from annotate.services import AnnotationError
+from annotate.services.candidates import SOURCES
+from annotate.services.jobs import job_create, job_items_from_campaigns
+
+
+class Command(BaseCommand):
+    help = "Create (or top up) an annotation job from collected dialogues."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("slug")
+        parser.add_argument("--kind", choices=JobKind.values, required=True)
+        parser.add_argument("--campaign", dest="campaigns", action="extend", nargs="+", required=True, metavar="SLUG")
+        parser.add_argument("--name", default="")
+        parser.add_argument("--instructions", default="")
+        parser.add_argument("--overlap", type=int, default=None, help="annotators per item (default 10 relevance, 2 acts)")
+        parser.add_argument("--gold-rate", type=float, default=0.0, help="share of served items that are gold")
+        parser.add_argument("--threshold", type=float, default=0.6, help="relevance threshold")
+        parser.add_argument("--reservation-seconds", type=int, default=900)
+        parser.add_argument("--completion-code", default="")
+        parser.add_argument("--include-incomplete", action="store_true", help="also rooms that ended early")
+        parser.add_argument("--sources", nargs="+", choices=SOURCES, default=None, help="relevance: knowledge sources")
+        parser.add_argument("--max-articles", type=int, default=None)
+        parser.add_argument("--max-sentences-per-article", type=int, default=None)
+        parser.add_argument("--max-candidates", type=int, default=None)
+        parser.add_argument("--no-gold-sentence", action="store_true", help="relevance: leave out the wizard's checked sentence")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        candidates = {
+            key: opts[key] for key in ("sources", "max_articles", "max_sentences_per_article", "max_candidates") if opts[key]
+        }
+        if opts["no_gold_sentence"]:
+            candidates["include_gold"] = False
+        try:
+            job = Job.objects.filter(slug=opts["slug"]).first()
+            if job is None:
+                job = job_create(
+                    slug=opts["slug"],
+                    name=opts["name"] or opts["slug"],
+                    kind=opts["kind"],
+                    overlap=opts["overlap"],
+                    candidates=candidates,
+                    instructions=opts["instructions"],
+                    gold_rate=opts["gold_rate"],
+                    relevance_threshold=opts["threshold"],
+                    reservation_seconds=opts["reservation_seconds"],
+                    completion_code=opts["completion_code"],
+                )
+            elif job.kind != opts["kind"]:
+                raise CommandError(f"job {job.slug!r} labels {job.kind}, not {opts['kind']}")
+            added = job_items_from_campaigns(job=job, campaigns=opts["campaigns"], include_incomplete=opts["include_incomplete"])
+        except AnnotationError as error:
+            raise CommandError(error.message) from error
+        self.stdout.write(self.style.SUCCESS(f"{job.slug}: added {added} item(s), {job.items.count()} in all"))

@@ -1,0 +1,142 @@
+"""Annotation jobs, their items and each annotator's reservation-then-answer for an item.
+
+An annotator is a collect.Worker (the same identity as in chats). Votes are never declared up front:
+an Assignment row is a time-limited reservation that becomes the answer when submitted, and an item
+is served until `overlap` answers are in.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+# Curiosity's 16 dialog acts, in the order the screen and the exports list them.
+DIALOG_ACTS: tuple[str, ...] = (
+    "request_topic",
+    "request_aspect",
+    "request_followup",
+    "request_other",
+    "inform_response",
+    "inform_related",
+    "inform_unrelated",
+    "feedback_positive",
+    "feedback_negative",
+    "feedback_ask",
+    "offer_topic",
+    "offer_aspect",
+    "offer_followup",
+    "offer_other",
+    "offer_accept",
+    "offer_decline",
+)
+
+
+class JobKind(models.TextChoices):
+    RELEVANCE = "relevance", "Knowledge relevance (WOW++)"
+    DIALOG_ACTS = "dialog_acts", "Dialog acts (Curiosity)"
+
+
+DEFAULT_OVERLAP = {JobKind.RELEVANCE: 10, JobKind.DIALOG_ACTS: 2}
+
+
+class Job(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=JobKind.choices)
+    instructions = models.TextField(blank=True)
+    overlap = models.PositiveSmallIntegerField(help_text="Annotators per item (10 for relevance, 2 for dialog acts)")
+    is_active = models.BooleanField(default=True, help_text="Serving items to annotators")
+    reservation_seconds = models.PositiveIntegerField(default=900, help_text="An unanswered item is released after this long")
+    relevance_threshold = models.FloatField(default=0.6, help_text="A sentence is relevant iff this share of annotators selected it")
+    gold_rate = models.FloatField(default=0.0, help_text="Share of served items drawn from the gold items (0–1)")
+    qualification_min_score = models.FloatField(default=0.8, help_text="Mean score needed on the qualification items")
+    review_min_gold_score = models.FloatField(default=0.7, help_text="Annotators whose mean gold score is lower are flagged")
+    review_min_agreement = models.FloatField(default=0.5, help_text="... and those agreeing less with the majority")
+    candidates = models.JSONField(default=dict, blank=True, help_text="Relevance: how candidates were chosen (see services.candidates)")
+    source = models.JSONField(default=dict, blank=True, help_text="Where the items came from (campaigns or an imported file)")
+    completion_code = models.CharField(max_length=40, blank=True, help_text="Shown once an annotator has nothing left to do")
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ItemRole(models.TextChoices):
+    TASK = "task"
+    GOLD = "gold", "Gold (known answer, mixed in)"
+    QUALIFICATION = "qualification", "Qualification (known answer, first)"
+
+
+class Item(models.Model):
+    """One thing to label. Relevance payload: topic, turns, candidates [{article, sentence}] and the
+    WOW++ context fields; dialog-act payload: topic, aspects, messages [{sender, text}]."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="items")
+    key = models.CharField(max_length=100, help_text="The dialogue id in the dataset (WOW++ uuid, Curiosity dialog_id)")
+    role = models.CharField(max_length=20, choices=ItemRole.choices, default=ItemRole.TASK)
+    position = models.PositiveIntegerField(default=0)
+    payload = models.JSONField()
+    gold = models.JSONField(null=True, blank=True, help_text='Known answer: {"selected": [ids]} or {"acts": [[act, ...], ...]}')
+    # Finished imported relevance items: {"annotators": n, "selected": [votes per candidate]}.
+    imported_tally = models.JSONField(null=True, blank=True)
+    room = models.ForeignKey("collect.Room", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    message = models.ForeignKey("collect.Message", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    answers_count = models.PositiveIntegerField(default=0, help_text="Submitted answers")
+
+    class Meta:
+        ordering = ["job_id", "position", "id"]
+        constraints = [models.UniqueConstraint(fields=["job", "key"], name="annotate_item_unique_key")]
+        # The next-item scan reads this index in order and stops at the first free item (no sort).
+        indexes = [models.Index(fields=["job", "role", "-answers_count", "position", "id"], name="annotate_item_next")]
+
+    def __str__(self) -> str:
+        return f"{self.job.slug}/{self.key}"
+
+
+class ItemMessage(models.Model):
+    """Which collected message sits at which index of a dialog-act item (for dialog_acts_for)."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="message_links")
+    index = models.PositiveSmallIntegerField()
+    message = models.ForeignKey("collect.Message", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item", "index"], name="annotate_itemmessage_unique_index")]
+
+
+class AssignmentStatus(models.TextChoices):
+    ASSIGNED = "assigned"
+    SUBMITTED = "submitted"
+    RELEASED = "released"
+
+
+class Assignment(models.Model):
+    """A worker's reservation of an item (until expires_at), and then their answer to it."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    worker = models.ForeignKey("collect.Worker", on_delete=models.CASCADE, related_name="annotation_assignments")
+    status = models.CharField(max_length=20, choices=AssignmentStatus.choices, default=AssignmentStatus.ASSIGNED)
+    assigned_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    answer = models.JSONField(null=True, blank=True, help_text='{"selected": [ids]} or {"acts": [[act, ...], ...]}')
+    time_spent_ms = models.PositiveIntegerField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True, help_text="Gold and qualification items: agreement with the known answer")
+    report_reason = models.TextField(blank=True, help_text="Dialog acts: why the annotator reported the dialog")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "worker"], name="annotate_assignment_once_per_item"),
+            # One open reservation per annotator and job, whatever the races between their requests.
+            models.UniqueConstraint(
+                fields=["job", "worker"], condition=Q(status="assigned"), name="annotate_assignment_one_open"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["item", "status", "expires_at"], name="annotate_asg_item_live"),
+            models.Index(fields=["job", "worker", "status"], name="annotate_asg_worker"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.worker} on {self.item} ({self.status})"

@@ -1,0 +1,148 @@
+// Dialog-act labeling (Curiosity): one dialogue at a time. Pick a message (click, ↓/j ↑/k) and give it
+// zero or more of the 16 acts from the palette (click, or the key shown on each act); Enter submits.
+// "Report dialog" sends the dialogue back with a reason instead of labels.
+
+import { h, setNotice } from "./dom.js";
+import { AnnotationClient, showDone, showError, showProgress, typing } from "./annotate-common.js";
+
+const root = document.getElementById("annotate");
+const client = new AnnotationClient(root);
+const screens = {
+  loading: document.getElementById("screen-loading"),
+  item: document.getElementById("screen-item"),
+  done: document.getElementById("screen-done"),
+};
+const list = document.getElementById("act-messages");
+const palette = document.getElementById("act-palette");
+const error = document.getElementById("error");
+const progress = document.getElementById("progress");
+const submit = document.getElementById("submit");
+const reportForm = document.getElementById("report-form");
+const reportReason = document.getElementById("report-reason");
+
+const keys = new Map(); // key -> act
+for (const button of palette.querySelectorAll("[data-act]")) keys.set(button.dataset.key, button.dataset.act);
+
+let item = null;
+let labels = []; // one Set of acts per message
+let current = 0;
+let shownAt = 0;
+let busy = false;
+
+function renderTags(index) {
+  const node = list.querySelector(`[data-index="${index}"] .act-tags`);
+  const acts = item.acts.filter((act) => labels[index].has(act));
+  node.replaceChildren(...(acts.length ? acts.map((act) => h("span", { class: "act-tag", text: act })) : [h("span", { class: "muted", text: "no acts" })]));
+}
+
+function select(index) {
+  current = Math.min(item.messages.length - 1, Math.max(0, index));
+  for (const node of list.children) {
+    const on = Number(node.dataset.index) === current;
+    node.classList.toggle("is-current", on);
+    node.setAttribute("aria-current", on ? "true" : "false");
+  }
+  const node = list.querySelector(`[data-index="${current}"]`);
+  node.scrollIntoView({ block: "nearest" });
+  for (const button of palette.querySelectorAll("[data-act]")) {
+    button.setAttribute("aria-pressed", labels[current].has(button.dataset.act) ? "true" : "false");
+  }
+  document.getElementById("palette-target").textContent = `message ${current + 1} (${item.messages[current].sender})`;
+}
+
+function toggle(act) {
+  const acts = labels[current];
+  if (acts.has(act)) acts.delete(act);
+  else acts.add(act);
+  renderTags(current);
+  select(current);
+  setNotice(error, "");
+}
+
+function render(next) {
+  item = next;
+  labels = item.messages.map(() => new Set());
+  document.getElementById("topic").textContent = item.topic;
+  document.getElementById("aspects").replaceChildren(...item.aspects.map((a) => h("span", { class: "aspect", text: a })));
+  list.replaceChildren(
+    ...item.messages.map((message) =>
+      h(
+        "li",
+        {
+          class: `act-message sender-${message.sender}`,
+          dataset: { testid: "act-message", index: String(message.index) },
+          on: { click: () => select(message.index) },
+        },
+        h("span", { class: "turn-speaker", text: `${message.index + 1} · ${message.sender === "user" ? "User" : "Assistant"}` }),
+        h("p", { class: "turn-text", text: message.text }),
+        h("div", { class: "act-tags", dataset: { testid: "act-tags" } }),
+      ),
+    ),
+  );
+  item.messages.forEach((_, index) => renderTags(index));
+  reportForm.hidden = true;
+  setNotice(error, "");
+  screens.loading.hidden = true;
+  screens.done.hidden = true;
+  screens.item.hidden = false;
+  root.dataset.itemId = String(item.id);
+  shownAt = performance.now();
+  select(0);
+}
+
+async function load() {
+  const { ok, data } = await client.next();
+  if (!ok) return showError(error, data.detail || "Could not load the next dialogue.");
+  showProgress(progress, data.progress);
+  if (data.item) render(data.item);
+  else showDone(screens, data.status);
+}
+
+async function send(extra) {
+  if (!item || busy) return;
+  busy = true;
+  submit.disabled = true;
+  const acts = labels.map((set) => item.acts.filter((act) => set.has(act)));
+  const body = { acts, time_spent_ms: Math.round(performance.now() - shownAt), ...extra };
+  const { ok, data } = await client.answer(item.id, body);
+  busy = false;
+  submit.disabled = false;
+  if (!ok) return showError(error, data.detail || "The answer was not accepted.");
+  screens.item.hidden = true;
+  screens.loading.hidden = false;
+  await load();
+}
+
+palette.addEventListener("click", (event) => {
+  const button = event.target.closest("[data-act]");
+  if (button && item) toggle(button.dataset.act);
+});
+submit.addEventListener("click", () => send({}));
+document.getElementById("report-button").addEventListener("click", () => {
+  reportForm.hidden = false;
+  reportReason.focus();
+});
+document.getElementById("report-cancel").addEventListener("click", () => {
+  reportForm.hidden = true;
+});
+reportForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const reason = reportReason.value.trim();
+  if (!reason) return showError(error, "Say briefly what is wrong with this dialogue.");
+  reportReason.value = "";
+  send({ report_reason: reason });
+});
+document.getElementById("retry")?.addEventListener("click", load);
+
+document.addEventListener("keydown", (event) => {
+  if (screens.item.hidden || !reportForm.hidden || typing(event)) return;
+  const key = event.key;
+  if (key === "ArrowDown" || key === "j") select(current + 1);
+  else if (key === "ArrowUp" || key === "k") select(current - 1);
+  else if (key === "Enter") send({});
+  else if (keys.has(key.toLowerCase())) toggle(keys.get(key.toLowerCase()));
+  else return;
+  event.preventDefault();
+});
+
+load();

@@ -1,0 +1,86 @@
+// Shared by the two annotation screens: the API calls, the progress line, the "nothing to do" screen
+// and the keyboard guard. Answers go through the same API external tools use.
+
+import { setNotice } from "./dom.js";
+
+const DONE_TEXT = {
+  done: ["All done — thank you!", "You have labeled every item available to you."],
+  busy: ["Nothing free right now", "The remaining items are being labeled by others. Try again in a few minutes."],
+  disqualified: ["Thank you", "Your answers to the qualification items did not reach the level this job needs."],
+  inactive: ["Job closed", "This annotation job is not taking answers any more."],
+};
+
+export class AnnotationClient {
+  /** @param {HTMLElement} root  the element carrying data-next-url, data-answer-url, data-csrf */
+  constructor(root) {
+    this.nextUrl = root.dataset.nextUrl;
+    this.answerUrl = root.dataset.answerUrl; // ends in /0/answers/: 0 is replaced by the item id
+    this.csrf = root.dataset.csrf;
+  }
+
+  async next() {
+    return this._post(this.nextUrl, {});
+  }
+
+  async answer(itemId, body) {
+    return this._post(this.answerUrl.replace("/0/", `/${itemId}/`), body);
+  }
+
+  async _post(url, body) {
+    let response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": this.csrf },
+        body: JSON.stringify(body),
+      });
+    } catch (error) {
+      return { ok: false, data: { detail: "The server cannot be reached. Check your connection and try again." } };
+    }
+    let data = {};
+    try {
+      data = await response.json();
+    } catch (error) {
+      data = { detail: `The server answered ${response.status}.` };
+    }
+    return { ok: response.ok, status: response.status, data };
+  }
+}
+
+/** Fill the header's progress line from a next-item response's `progress`. */
+export function showProgress(node, progress) {
+  if (!progress) return;
+  const job = progress.job || {};
+  let text = `You: ${progress.answered} done`;
+  if (progress.qualification === "pending") {
+    text = `Qualification: ${progress.qualification_answered} of ${progress.qualification_total}`;
+  }
+  if (job.items) text += ` · job: ${job.complete} of ${job.items} items complete`;
+  node.textContent = text;
+  node.dataset.answered = String(progress.answered);
+}
+
+/** Show the end screen for a next-item status other than assigned/resumed. */
+export function showDone(screens, status) {
+  const [title, message] = DONE_TEXT[status] || DONE_TEXT.done;
+  screens.item.hidden = true;
+  screens.loading.hidden = true;
+  screens.done.hidden = false;
+  screens.done.dataset.status = status;
+  screens.done.querySelector("[data-testid=done-title]").textContent = title;
+  screens.done.querySelector("[data-testid=done-message]").textContent = message;
+  const retry = screens.done.querySelector("[data-testid=retry]");
+  if (retry) retry.hidden = status !== "busy";
+}
+
+export function showError(node, text) {
+  setNotice(node, text);
+}
+
+/** True when a key press belongs to a text field and must not trigger a shortcut. */
+export function typing(event) {
+  const target = event.target;
+  if (event.ctrlKey || event.metaKey || event.altKey) return true;
+  return target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type === "text");
+}

@@ -1,0 +1,135 @@
+"""The people of the annotation tests: alice and bob annotate, charlie is an annotator who was never
+given the item in question. Jobs are built through the services, as researchers build them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from annotate.identity import worker_token
+from annotate.models import Job, JobKind
+from annotate.services.jobs import ItemSpec, items_add, job_create
+from collect.models import Worker
+
+ARTICLES = {
+    "Blues": ["Blues is a music genre.", "It originated in the Deep South.", "Blues uses blue notes."],
+    "Guitar": ["The guitar has six strings.", "It is played by strumming."],
+}
+
+
+def relevance_payload(n: int) -> dict[str, Any]:
+    return {
+        "id": f"ctx-{n}",
+        "topic": "Blues",
+        "turns": ["Do you like the blues?", "I love it, especially the guitar.", f"Where does it come from? ({n})"],
+        "start_speaker": "Human",
+        "knowledges": [{title: sentences} for title, sentences in ARTICLES.items()],
+        "gold_sentence": {"chosen_Blues_1": "It originated in the Deep South."},
+        "candidates": [{"article": t, "sentence": s} for t, sentences in ARTICLES.items() for s in sentences],
+    }
+
+
+def dialog_payload(n: int) -> dict[str, Any]:
+    return {
+        "topic": "Uruguay",
+        "aspects": ["Economy", "Culture"],
+        "messages": [
+            {"sender": "user", "text": f"Tell me about Uruguay ({n})."},
+            {"sender": "assistant", "text": "Uruguay is a country in South America."},
+            {"sender": "user", "text": "Interesting, what about its economy?"},
+        ],
+    }
+
+
+def make_job(kind: str, *, items: int = 3, slug: str | None = None, **settings: Any) -> Job:
+    job = job_create(slug=slug or f"{kind.replace('_', '-')}-job", name=f"{kind} job", kind=kind, **settings)
+    build = relevance_payload if kind == JobKind.RELEVANCE else dialog_payload
+    items_add(job=job, specs=[ItemSpec(key=f"k{n}", payload=build(n)) for n in range(items)])
+    return job
+
+
+@pytest.fixture
+def relevance_job(db) -> Job:
+    return make_job(JobKind.RELEVANCE, overlap=2)
+
+
+@pytest.fixture
+def acts_job(db) -> Job:
+    return make_job(JobKind.DIALOG_ACTS, overlap=2)
+
+
+@dataclass
+class People:
+    alice: Worker
+    bob: Worker
+    charlie: Worker
+
+
+@pytest.fixture
+def people(db) -> People:
+    return People(*(Worker.objects.create(external_id=name) for name in ("alice", "bob", "charlie")))
+
+
+class Api:
+    """The annotation API as one annotator calls it (bearer token from the join endpoint)."""
+
+    def __init__(self, client: Client, worker: Worker) -> None:
+        self.client = client
+        self.auth = {"HTTP_AUTHORIZATION": f"Bearer {worker_token(worker)}"}
+
+    def next(self, job: Job) -> Any:
+        return self.client.post(f"/api/annotate/jobs/{job.slug}/next/", **self.auth)
+
+    def answer(self, item_id: int, body: dict[str, Any]) -> Any:
+        return self.client.post(
+            f"/api/annotate/items/{item_id}/answers/", json.dumps(body), content_type="application/json", **self.auth
+        )
+
+
+@pytest.fixture
+def api(people: People) -> dict[str, Api]:
+    return {name: Api(Client(), getattr(people, name)) for name in ("alice", "bob", "charlie")}
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture
+def chromium(live_server):
+    """Debian's chromium driven by Playwright, against Django's live server (plain HTTP is all the
+    annotation screens need). Yields (browser, base_url)."""
+    import os
+
+    from django.db import connections
+    from playwright.sync_api import expect, sync_playwright
+
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    # Playwright's sync API runs an event loop in this thread; the test's ORM calls stay synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    expect.set_options(timeout=10_000)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                yield browser, live_server.url
+            finally:
+                connections.close_all()
+                browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
