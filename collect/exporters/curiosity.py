@@ -89,6 +89,7 @@ def iter_dialogs(dialogs: Any, *, chunk_size: int) -> Iterator[tuple[dict, list[
         rows = Message.objects.filter(room_id__in=room_ids).order_by("room_id", "seq").values(*_MESSAGE_FIELDS)
         for message in rows.iterator(chunk_size=2000):
             messages[message["room_id"]].append(message)
+        _with_crowd_labels(messages)
         workers: dict[Any, dict[str, str]] = {room_id: {} for room_id in room_ids}
         for room_id, role, pseudonym in Assignment.objects.filter(room_id__in=room_ids).values_list(
             "room_id", "role", "worker__pseudonym"
@@ -143,6 +144,19 @@ def dialog_json(dialog: dict, messages: list[dict], workers: dict[str, str]) -> 
         "annotated": flags["annotated"],
     }
     return _with_extra(out, dialog["extra"])
+
+
+def _with_crowd_labels(messages: dict[Any, list[dict]]) -> None:
+    """Dialog acts labeled in Groundwork's annotation jobs (the annotators' majority) replace the
+    stored ones; messages nobody has labeled keep theirs (e.g. an imported release's)."""
+    # Imported here: annotate builds on collect, and only this export reads its labels back.
+    from annotate.selectors.labels import dialog_acts_for
+
+    labels = dialog_acts_for([m["pk"] for page in messages.values() for m in page])
+    for page in messages.values():
+        for message in page:
+            if message["pk"] in labels:
+                message["dialog_acts"] = labels[message["pk"]]
 
 
 def message_json(message: dict) -> dict[str, Any]:

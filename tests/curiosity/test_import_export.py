@@ -160,3 +160,33 @@ def test_it_refuses_to_mix_knowledge_sources(release: dict, tmp_path: Path) -> N
     with pytest.raises(ExportError, match="not Curiosity campaigns"):
         Campaign.objects.create(slug="wow", name="WoW", knowledge_source=KnowledgeSource.objects.get(slug="other"))
         export_dataset("curiosity", tmp_path / "out", ExportOptions(campaigns=("wow",)))
+
+
+def test_the_export_carries_the_annotators_dialog_acts(release: dict, tmp_path: Path) -> None:
+    from django.core.management import call_command
+
+    from annotate.models import ItemMessage, Job
+    from annotate.services.answers import answer_submit
+    from annotate.services.assignment import assignment_next
+    from collect.models import Worker
+
+    curiosity_import(path=release["files"]["train"], facts=release["db"], campaign="imported")
+    call_command("create_annotation_job", "acts", "--kind", "dialog_acts", "--campaign", "imported", "--overlap", "2")
+    job = Job.objects.get(slug="acts")
+    labeled_item = ItemMessage.objects.filter(item__job=job, message__room__curiosity__dialog_id=12).values_list("item_id", flat=True).first()
+    votes = {
+        "a1": [["request_topic"], ["inform_response"], [], ["inform_related"]],
+        "a2": [["request_topic"], ["inform_response", "offer_aspect"], ["feedback_positive"], []],
+    }
+    for name, acts in votes.items():
+        worker = Worker.objects.create(external_id=name)
+        while (assigned := assignment_next(job=job, worker=worker).assignment) is not None:
+            blank = [[] for _ in assigned.item.payload["messages"]]
+            answer_submit(item_id=assigned.item_id, worker=worker, acts=acts if assigned.item_id == labeled_item else blank)
+    export_dataset("curiosity", tmp_path / "out", ExportOptions(campaigns=["imported"]))
+    exported = {d["dialog_id"]: d for d in json.loads((tmp_path / "out" / FILES["train"]).read_text())["dialogs"]}
+    # At least half of the 2 annotators: any act either of them gave.
+    assert [m["dialog_acts"] for m in exported[12]["messages"]] == [
+        ["request_topic"], ["inform_response", "offer_aspect"], ["feedback_positive"], ["inform_related"]
+    ]
+    assert all(m["dialog_acts"] == [] for m in exported[11]["messages"])
