@@ -54,6 +54,8 @@ bench: install-dev
 	$(BIN)/python bench/knowledge_latency.py
 	$(BIN)/python bench/export_speed.py
 	$(BIN)/python bench/curiosity_factbank.py
+	@if [ -n "$$DATABASE_URL" ]; then $(BIN)/python bench/annotation_load.py --think-ms 1000; \
+	else echo "bench/annotation_load.py skipped: it needs a PostgreSQL DATABASE_URL"; fi
 
 clean:
 	rm -rf $(VENV) var
