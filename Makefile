@@ -51,6 +51,8 @@ test: install-dev chromium
 
 bench: install-dev
 	$(BIN)/python bench/tfidf_query.py
+	$(BIN)/python bench/index_scale.py
+	$(BIN)/python bench/rerank_latency.py
 	$(BIN)/python bench/knowledge_latency.py
 	$(BIN)/python bench/export_speed.py
 	$(BIN)/python bench/curiosity_factbank.py

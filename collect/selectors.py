@@ -72,3 +72,14 @@ def knowledge_for(*, room_id: Any, role: str) -> dict[str, Any] | None:
 
 def partner_connected(*, room_id: Any, role: str) -> bool:
     return Room.objects.get(pk=room_id).members.exclude(role=role).filter(connected=True).exists()
+
+
+# Turns the reranker reads: WoW's rerankers condition on the recent dialogue, not all of it.
+CONTEXT_TURNS = 4
+
+
+def dialogue_context(*, room_id: Any) -> list[str]:
+    """The topic and the last few utterances, oldest first: what knowledge is ranked against."""
+    room = Room.objects.get(pk=room_id)
+    recent = list(Message.objects.filter(room_id=room_id).order_by("-seq").values_list("text", flat=True)[:CONTEXT_TURNS])
+    return ([room.topic] if room.topic else []) + recent[::-1]

@@ -119,6 +119,8 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", REDIS_URL or "")
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
+    # Routes match in order: reranking goes to GPU workers, index builds to the index workers.
+    "retrieval.tasks.rerank": {"queue": "rerank"},
     "retrieval.tasks.*": {"queue": "index"},
 }
 

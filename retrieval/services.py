@@ -9,6 +9,16 @@ CONTRACT:
   article with exactly that title, else of the best TF-IDF match for the title; [] if none.
   Raises IndexNotBuilt only when it needs the fallback and the source has no index.
 Both raise KnowledgeSource.DoesNotExist for an unknown source.
+
+Reranking (retrieval/rerank.py; the ranker is configured by GROUNDWORK_RANKER and friends):
+- rerank_passages(context=, passages=, timeout_s=) -> list[dict] | None: `context` = the dialogue
+  turns, oldest first; `passages` = dicts with "title" and "sentences" (other keys are kept). Returns
+  copies with "scores" (one per sentence, sentences never reordered inside a passage), best passage
+  first; None, logged, when the rerank fails, times out or too many are pending: keep the TF-IDF
+  order then. Never raises for a ranker failure (ValueError for malformed passages). Blocks its thread.
+- arerank_passages(...): the same for the event loop; holds no thread while it waits.
+- passages_rank(context=, passages=): the rerank itself, synchronous, raising on failure (what the
+  Celery task `retrieval.tasks.rerank` runs).
 """
 
 from __future__ import annotations
@@ -19,6 +29,12 @@ from django.conf import settings
 
 from retrieval.index import TermMajorIndex, index_load
 from retrieval.models import LEAD_SECTION, Article, KnowledgeSource, Sentence
+from retrieval.rerank import arerank_passages, passages_rank, rerank_passages
+
+__all__ = [
+    "IndexNotBuilt", "Passage", "arerank_passages", "passages_for_query", "passages_rank", "rerank_passages",
+    "topic_passage",
+]
 
 
 class Passage(TypedDict):

@@ -19,6 +19,7 @@ from collect.models import Assignment
 from collect.protocols import get_protocol
 from collect.services import rooms
 from django.conf import settings
+from retrieval import services as retrieval
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,10 @@ def _post(**kwargs: Any) -> tuple[rooms.Posted, dict[str, Any] | None, dict[str,
 class RoomConsumer(GroundworkConsumer):
     member: Assignment | None = None
     partner_timer: asyncio.Task | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.reranks: set[asyncio.Task] = set()  # kept referenced until done
 
     async def join(self) -> None:
         self.room_id = str(self.scope["url_route"]["kwargs"]["room_id"])
@@ -159,8 +164,22 @@ class RoomConsumer(GroundworkConsumer):
 
     async def broadcast_knowledge(self, knowledge: dict[str, dict[str, Any]]) -> None:
         for role, frame in knowledge.items():
-            if frame is not None:
-                await self.broadcast({"type": "room.knowledge", "role": role, "knowledge": frame})
+            if frame is None:
+                continue
+            await self.broadcast({"type": "room.knowledge", "role": role, "knowledge": frame})
+            if self.protocol.reranks_knowledge and frame.get("type") == "knowledge" and frame["passages"]:
+                # The TF-IDF panel is out; the reranked one follows when (and if) it is ready.
+                self.reranks.add(task := asyncio.create_task(self.rerank(role, frame)))
+                task.add_done_callback(self.reranks.discard)
+
+    async def rerank(self, role: str, frame: dict[str, Any]) -> None:
+        context = await database_sync_to_async(selectors.dialogue_context)(room_id=self.room_id)
+        # timeout: GROUNDWORK_RERANK_TIMEOUT_S; a bad ranker setting is a logged failure, not a crash.
+        ranked = await retrieval.arerank_passages(context=context, passages=frame["passages"])
+        if ranked is None:
+            return  # failed or timed out (logged there): the TF-IDF order stays
+        reranked = {"type": "knowledge.reranked", "after_seq": frame["after_seq"], "passages": ranked}
+        await self.broadcast({"type": "room.knowledge", "role": role, "knowledge": reranked})
 
     async def send_state(self, snapshot: dict[str, Any] | None = None) -> None:
         if snapshot is None:

@@ -24,6 +24,8 @@ class Protocol:
     roles: tuple[str, str] = ("", "")
     setup_status: str = RoomStatus.CHATTING
     rating_roles: tuple[str, ...] = ()
+    # Whether `knowledge` frames ({"passages": [...]}) get a second, reranked `knowledge.reranked`.
+    reranks_knowledge = False
     # frame type → method name; called as method(room=<locked>, assignment=, frame=) -> Effect
     # inside one transaction
     actions: dict[str, str] = {}

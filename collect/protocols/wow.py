@@ -25,6 +25,7 @@ class WizardOfWikipedia(Protocol):
     roles = (WIZARD, APPRENTICE)
     setup_status = RoomStatus.CHOOSING_TOPIC
     rating_roles = (APPRENTICE,)
+    reranks_knowledge = True
     actions = {"choose_topic": "choose_topic"}
 
     def room_create(self, *, campaign: Campaign) -> Room:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -76,10 +76,19 @@ def _store(source: KnowledgeSource, batch: dict[str, Record], result: ImportResu
         Article(source=source, title=r.title, lead=r.lead, category=r.category) for r in new
     )
     sentences = [
-        Sentence(article=article, section=LEAD_SECTION, position=position, text=text)
+        Sentence(article=article, section=section, position=position, text=text)
         for article, record in zip(articles, new, strict=True)
-        for position, text in enumerate(record.sentences or split_sentences(record.lead) or [record.lead])
+        for position, (section, text) in enumerate(_sentences(record))
     ]
     Sentence.objects.bulk_create(sentences, batch_size=2000)
     result.articles += len(articles)
     result.sentences += len(sentences)
+
+
+def _sentences(record: Record) -> Iterator[tuple[str, str]]:
+    """(section, sentence) in article order: the lead, then each section's sentences."""
+    for text in record.sentences or split_sentences(record.lead) or [record.lead]:
+        yield LEAD_SECTION, text
+    for heading, body in record.sections:
+        for text in split_sentences(body):
+            yield heading, text

@@ -15,6 +15,8 @@ class Record(NamedTuple):
     lead: str
     sentences: list[str] | None  # None: split the lead ourselves
     category: str
+    # The article's other sections in order, (heading, text) each, stored as aspects after the lead.
+    sections: tuple[tuple[str, str], ...] = ()
 
 
 class BadRecord(NamedTuple):

@@ -23,14 +23,18 @@ _cache: dict[Path, tuple[tuple[str, int], TermMajorIndex]] = {}
 _cache_lock = threading.Lock()
 
 
-def index_publish(*, index_dir: Path, slug: str, arrays: dict[str, np.ndarray], meta: dict[str, object]) -> Path:
-    """Write a complete build and make it the current one for `slug`; returns the build directory."""
+def build_dir_create(*, index_dir: Path, slug: str) -> Path:
+    """A new, empty, not yet published build directory for `slug`, to write the arrays into."""
     builds = index_dir / BUILDS / slug
     builds.mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(prefix=f"{time.time_ns()}-", dir=builds))
     build.chmod(0o755)  # mkdtemp makes it private; serving processes may run as another user
-    for name in ARRAYS:
-        np.save(build / f"{name}.npy", arrays[name])
+    return build
+
+
+def build_publish(*, index_dir: Path, slug: str, build: Path, meta: dict[str, object]) -> Path:
+    """Write meta.json into a complete build and make it the current one for `slug`."""
+    builds = index_dir / BUILDS / slug
     (build / "meta.json").write_text(json.dumps({**meta, "version": VERSION}, indent=1))
     link = index_dir / slug
     previous = Path(os.readlink(link)).name if link.is_symlink() else None
@@ -46,6 +50,14 @@ def index_publish(*, index_dir: Path, slug: str, arrays: dict[str, np.ndarray], 
             if _stamp(old.name) < _stamp(previous) and (old / "meta.json").exists():
                 shutil.rmtree(old, ignore_errors=True)
     return build
+
+
+def index_publish(*, index_dir: Path, slug: str, arrays: dict[str, np.ndarray], meta: dict[str, object]) -> Path:
+    """Write a complete build from in-memory arrays and make it the current one for `slug`."""
+    build = build_dir_create(index_dir=index_dir, slug=slug)
+    for name in ARRAYS:
+        np.save(build / f"{name}.npy", arrays[name])
+    return build_publish(index_dir=index_dir, slug=slug, build=build, meta=meta)
 
 
 def _stamp(build_name: str) -> int:

@@ -49,7 +49,7 @@ export class KnowledgePanel {
 
   /** Render a `knowledge` frame. A new turn's knowledge clears the selection; a re-ranked frame for
    *  the same turn keeps it when the same sentence is still there. */
-  update(frame) {
+  update(frame, { ranked = false } = {}) {
     const passages = Array.isArray(frame.passages) ? frame.passages : [];
     const sameTurn = this.afterSeq !== null && frame.after_seq === this.afterSeq;
     const previous = sameTurn ? this._selectedItem() : null;
@@ -64,7 +64,7 @@ export class KnowledgePanel {
     this.articles.replaceChildren();
     this.reset();
 
-    const groups = groupByTitle(passages);
+    const groups = groupByTitle(passages, ranked);
     if (groups.length === 0) {
       this.articles.append(h("p", { class: "muted", text: "No Wikipedia passages for this turn." }));
     }
@@ -165,12 +165,14 @@ export class KnowledgePanel {
 }
 
 /** Passages → [{title, sources:Set, entries:[{source, passage, sentence, text}]}], topic first,
- *  then partner, then self; a sentence repeated under the same title is listed once. */
-function groupByTitle(passages) {
+ *  then partner, then self; a sentence repeated under the same title is listed once. A reranked
+ *  frame (`ranked`) keeps the server's article order and lists each article's sentences by score;
+ *  their (source, passage, sentence) indexes stay what the server checks against. */
+function groupByTitle(passages, ranked = false) {
   const ordered = passages
     .filter((p) => p && typeof p.title === "string" && Array.isArray(p.sentences))
-    .map((p, i) => ({ ...p, i }))
-    .sort((a, b) => (SOURCE_ORDER[a.source] ?? 9) - (SOURCE_ORDER[b.source] ?? 9) || a.i - b.i);
+    .map((p, i) => ({ ...p, i }));
+  if (!ranked) ordered.sort((a, b) => (SOURCE_ORDER[a.source] ?? 9) - (SOURCE_ORDER[b.source] ?? 9) || a.i - b.i);
   const groups = new Map();
   for (const p of ordered) {
     let group = groups.get(p.title);
@@ -182,8 +184,11 @@ function groupByTitle(passages) {
     p.sentences.forEach((text, j) => {
       if (typeof text !== "string" || group.seen.has(text)) return;
       group.seen.add(text);
-      group.entries.push({ source: p.source, passage: p.passage, sentence: j, text });
+      const score = ranked && Array.isArray(p.scores) ? Number(p.scores[j]) : 0;
+      group.entries.push({ source: p.source, passage: p.passage, sentence: j, text, score });
     });
   }
-  return Array.from(groups.values()).filter((g) => g.entries.length > 0);
+  const result = Array.from(groups.values()).filter((g) => g.entries.length > 0);
+  if (ranked) for (const g of result) g.entries.sort((a, b) => b.score - a.score);
+  return result;
 }

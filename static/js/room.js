@@ -80,8 +80,11 @@ function onFrame(frame) {
     case "ack":
       return onAck(frame);
     case "knowledge":
-    case "knowledge.reranked":
       if (knowledge) knowledge.update(frame);
+      return undefined;
+    case "knowledge.reranked":
+      // Only the panel it reorders: a late one for an older turn is dropped.
+      if (knowledge && frame.after_seq === knowledge.afterSeq) knowledge.update(frame, { ranked: true });
       return undefined;
     case "partner":
       return showPartner(frame.connected, frame.grace_seconds);

@@ -292,3 +292,26 @@ async def test_a_room_ends_incomplete_when_a_partner_stays_away(chatting: Paired
     assert room.status == RoomStatus.INCOMPLETE and room.end_reason == "the apprentice left"
     assert [m.text for m in await stored(chatting.room)] == ["Hello"]
     await wizard.disconnect()
+
+
+async def test_the_wizard_gets_a_reranked_panel_after_the_tfidf_one(chatting: PairedRoom, monkeypatch) -> None:
+    # In this process even when a broker is configured (no rerank worker runs in this test).
+    monkeypatch.setenv("GROUNDWORK_RERANK_MODE", "process")
+    wizard, apprentice = await join(chatting, chatting.wizard), await join(chatting, chatting.apprentice)
+    await send(wizard, {"type": "message", "client_id": "w1", "text": "Hello!", "checked": {"no_passages_used": True}})
+    await receive_until(apprentice, "message")
+    await send(apprentice, {"type": "message", "client_id": "a1", "text": "Which dogs and cats make good pets?"})
+    first = await receive_until(wizard, "knowledge")
+    while first["after_seq"] != 2:
+        first = await receive_until(wizard, "knowledge")
+    reranked = await receive_until(wizard, "knowledge.reranked", timeout=10)
+    while reranked["after_seq"] != 2:
+        reranked = await receive_until(wizard, "knowledge.reranked", timeout=10)
+    shown = {(p["source"], p["passage"], tuple(p["sentences"])) for p in first["passages"]}
+    # The same passages, sentences never reordered inside one (checked indexes stay valid), scored.
+    assert {(p["source"], p["passage"], tuple(p["sentences"])) for p in reranked["passages"]} == shown
+    assert all(len(p["scores"]) == len(p["sentences"]) for p in reranked["passages"])
+    best = [max(p["scores"]) for p in reranked["passages"]]
+    assert best == sorted(best, reverse=True)
+    await wizard.disconnect()
+    await apprentice.disconnect()

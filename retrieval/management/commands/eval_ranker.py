@@ -1,0 +1,65 @@
+"""python manage.py eval_ranker --wowpp FILE --ranker tfidf|neural|hybrid [--checkpoint DIR]
+[--half a|b] [--json]"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from argparse import ArgumentParser
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from retrieval.rankers.config import RANKERS
+from retrieval.rankers.evaluate import ranker_evaluate
+from retrieval.rankers.load import ranker_get
+from retrieval.rankers.metrics import METRICS
+from retrieval.rankers.wowpp import RELEVANCE_THRESHOLD, WowppError, wowpp_read
+
+
+class Command(BaseCommand):
+    help = ("Rank each WOW++ context's annotated sentences and print MRR@1, MRR@5, MAP@5, MAP@10, NDCG@5, "
+            "NDCG@10 (relevant = confidence >= 0.6; contexts with nothing relevant skipped) and n.")
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--wowpp", type=Path, required=True, help="a WOW++ file")
+        parser.add_argument("--ranker", choices=RANKERS, required=True)
+        parser.add_argument("--checkpoint", type=Path,
+                            help="train_reranker output for neural/hybrid (default: the untrained MiniLM head)")
+        parser.add_argument("--half", choices=["a", "b"], help="only one half of the contexts (split by id hash)")
+        parser.add_argument("--threshold", type=float, default=RELEVANCE_THRESHOLD)
+        parser.add_argument("--hybrid-weight", type=float, default=0.5, help="weight of the neural score")
+        parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+        parser.add_argument("--batch-size", type=int, default=32)
+        parser.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        checkpoint = options["checkpoint"]
+        if checkpoint is not None and not (checkpoint / "reranker.json").is_file():
+            raise CommandError(f"--checkpoint {checkpoint}: not a train_reranker checkpoint")
+        if not 0.0 <= options["hybrid_weight"] <= 1.0:
+            raise CommandError("--hybrid-weight must be between 0 and 1")
+        try:
+            contexts = wowpp_read(options["wowpp"], half=options["half"])
+        except (OSError, WowppError) as error:
+            raise CommandError(str(error)) from error
+        ranker = ranker_get(options["ranker"], checkpoint=checkpoint, device=options["device"],
+                            batch_size=options["batch_size"], hybrid_weight=options["hybrid_weight"])
+        if options["ranker"] != "tfidf" and checkpoint is None:
+            self.stderr.write("warning: no --checkpoint: the cross-encoder head is untrained")
+        started = time.perf_counter()
+        with tqdm(total=len(contexts), desc=f"ranking ({options['ranker']})", unit=" contexts", file=sys.stderr,
+                  disable=options["verbosity"] == 0 or options["json"]) as progress:
+            metrics = ranker_evaluate(ranker, contexts, threshold=options["threshold"], progress=progress.update)
+        if options["json"]:
+            self.stdout.write(json.dumps({name: round(metrics[name], 4) for name in METRICS} | {"n": metrics["n"]}))
+            return
+        half = f" (half {options['half']})" if options["half"] else ""
+        self.stdout.write(f"{options['ranker']} on {options['wowpp'].name}"
+                          f"{half}: "
+                          f"{metrics['n']} contexts in {time.perf_counter() - started:.1f} s")
+        for name in METRICS:
+            self.stdout.write(f"{name:<8}{metrics[name]:.4f}")

@@ -1,0 +1,29 @@
+"""Sentence rankers: score candidate knowledge sentences against a dialogue context. One interface,
+a TF-IDF, a neural (cross-encoder, torch) and a hybrid implementation; used by the WoW wizard panel
+(reranking) and reusable by anything that must order facts for a context (the Curiosity fact bank)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+import numpy as np
+
+
+class Candidate(NamedTuple):
+    title: str  # the article the sentence comes from ("" when unknown)
+    text: str
+
+
+class SentenceRanker(Protocol):
+    name: str
+
+    def score(self, context: Sequence[str], candidates: Sequence[Candidate]) -> np.ndarray:
+        """One relevance score per candidate (higher is better; only the order within one call
+        means anything). `context` holds the dialogue turns, oldest first."""
+        ...
+
+
+def rank_order(scores: np.ndarray) -> list[int]:
+    """Candidate positions best first; equal scores keep their input order, so results are stable."""
+    return [int(i) for i in np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")]

@@ -1,0 +1,65 @@
+"""Ranker settings, read from the environment with the project's strict parsers (a bad value stops
+the process naming the variable). Read on each call, not at import, so a process (or a test) sees
+the values in force. settings.py belongs to the project; these live here to stay in one place."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from groundwork.env import env_float, env_int, env_str
+
+RANKERS = ("tfidf", "neural", "hybrid")
+DEVICES = ("auto", "cpu", "cuda")
+MODES = ("auto", "process", "celery")
+
+
+@dataclass(frozen=True)
+class RankerConfig:
+    ranker: str  # the live ranker of the wizard panel
+    checkpoint: Path | None  # a train_reranker output directory; None = the untrained default weights
+    device: str
+    batch_size: int
+    threads: int  # torch intra-op threads in this process; 0 = torch's default
+    timeout_s: float  # how long a live rerank may take before the TF-IDF order stays
+    hybrid_weight: float  # weight of the neural score in the hybrid (TF-IDF gets the rest)
+    mode: str  # where live reranks run: "process" (a thread here), "celery" (the rerank queue), "auto"
+
+
+def ranker_config() -> RankerConfig:
+    raw_checkpoint = env_str("GROUNDWORK_RERANKER_CHECKPOINT").strip()
+    checkpoint = Path(raw_checkpoint) if raw_checkpoint else None
+    if checkpoint is not None and not (checkpoint / "reranker.json").is_file():
+        raise ImproperlyConfigured(
+            f"GROUNDWORK_RERANKER_CHECKPOINT={raw_checkpoint!r} is not a train_reranker checkpoint (no reranker.json)"
+        )
+    # With fine-tuned weights the hybrid is the best measured ranker; without them TF-IDF is.
+    ranker = _choice("GROUNDWORK_RANKER", "hybrid" if checkpoint else "tfidf", RANKERS)
+    if ranker != "tfidf" and checkpoint is None:
+        raise ImproperlyConfigured(
+            f"GROUNDWORK_RANKER={ranker} needs GROUNDWORK_RERANKER_CHECKPOINT: the default cross-encoder "
+            "head is untrained until train_reranker has fine-tuned it"
+        )
+    weight = env_float("GROUNDWORK_RERANK_HYBRID_WEIGHT", 0.5, minimum=0.0)
+    if weight > 1.0:
+        raise ImproperlyConfigured(f"GROUNDWORK_RERANK_HYBRID_WEIGHT={weight} must be at most 1")
+    return RankerConfig(
+        ranker=ranker,
+        checkpoint=checkpoint,
+        device=_choice("GROUNDWORK_RERANK_DEVICE", "auto", DEVICES),
+        batch_size=env_int("GROUNDWORK_RERANK_BATCH", 32, minimum=1),
+        threads=env_int("GROUNDWORK_RERANK_THREADS", 0, minimum=0),
+        timeout_s=env_float("GROUNDWORK_RERANK_TIMEOUT_S", 10.0, minimum=0.1),
+        hybrid_weight=weight,
+        mode=_choice("GROUNDWORK_RERANK_MODE", "auto", MODES),
+    )
+
+
+def _choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(name, "").strip().lower() or default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} must be one of {', '.join(choices)}")
+    return value

@@ -1,0 +1,175 @@
+"""Reordering the wizard's knowledge panel with the configured sentence ranker, off the chat path.
+
+The wizard already has the TF-IDF panel; this is the second, optional step. It runs either in a
+Celery worker on the `rerank` queue (a broker is configured: production, GPU nodes) or in this
+process on one dedicated thread (the embedded mode), never on the event loop nor on the thread
+pool the chat's own work uses. Whatever goes wrong, the caller gets None and keeps the TF-IDF order."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from celery.exceptions import TimeoutError as CeleryTimeout
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from retrieval.rankers import Candidate, SentenceRanker
+from retrieval.rankers.config import ranker_config
+from retrieval.rankers.load import live_ranker
+
+log = logging.getLogger(__name__)
+
+# Reranks waiting or running in this process beyond which new ones are refused at once: when
+# reranking falls behind (a slow CPU, a burst of turns), queueing more only delivers stale panels.
+MAX_PENDING = 4
+DEFAULT_TIMEOUT_S = 10.0
+
+_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rerank")
+_pending = threading.BoundedSemaphore(MAX_PENDING)
+# Broker round trips (send, poll) are short but blocking: a small pool of their own.
+_executor_for_io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rerank-io")
+
+
+def passages_rank(
+    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], ranker: SentenceRanker | None = None
+) -> list[dict[str, Any]]:
+    """Score every sentence of `passages` against `context` (the dialogue turns, oldest first).
+
+    Returns copies of the passages with every key kept and "scores" added: one float per sentence,
+    aligned with "sentences", which are never reordered inside a passage (so a (passage, sentence)
+    index the wizard checks stays valid). Passages come best first by their best sentence; equal
+    ones keep their input order. Raises whatever the ranker raises."""
+    _check(passages)
+    ranker = ranker or live_ranker()
+    candidates = [Candidate(str(p["title"]), str(s)) for p in passages for s in p["sentences"]]
+    flat = ranker.score(list(context), candidates) if candidates else []
+    ranked: list[dict[str, Any]] = []
+    offset = 0
+    for passage in passages:
+        size = len(passage["sentences"])
+        ranked.append({**passage, "scores": [round(float(s), 6) for s in flat[offset : offset + size]]})
+        offset += size
+    order = sorted(range(len(ranked)), key=lambda i: (-max(ranked[i]["scores"], default=float("-inf")), i))
+    return [ranked[i] for i in order]
+
+
+def rerank_passages(
+    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float | None = None,
+    ranker: SentenceRanker | None = None,
+) -> list[dict[str, Any]] | None:
+    """passages_rank within `timeout_s` seconds, or None (logged) when it fails, times out or too
+    many reranks are already pending. Blocks the calling thread: call it off the event loop, or use
+    arerank_passages from async code. `ranker` (default: the configured live ranker) is only
+    honoured in-process; a Celery worker uses its own configuration. `timeout_s` defaults to
+    GROUNDWORK_RERANK_TIMEOUT_S."""
+    _check(passages)
+    timeout_s = _default_timeout() if timeout_s is None else timeout_s
+    started = time.perf_counter()
+    try:
+        if _in_process():
+            return _submit(context, passages, ranker).result(timeout=timeout_s)
+        return _via_celery(context, passages, timeout_s)
+    except Exception as error:  # noqa: BLE001 - any failure means: keep the TF-IDF order
+        _log_failure(error, timeout_s, started)
+        return None
+
+
+async def arerank_passages(
+    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float | None = None,
+    ranker: SentenceRanker | None = None,
+) -> list[dict[str, Any]] | None:
+    """rerank_passages for the event loop: awaits the rerank thread or polls the Celery result
+    without holding any thread while it waits."""
+    _check(passages)
+    timeout_s = _default_timeout() if timeout_s is None else timeout_s
+    started = time.perf_counter()
+    try:
+        if _in_process():
+            return await asyncio.wait_for(asyncio.wrap_future(_submit(context, passages, ranker)), timeout_s)
+        return await _via_celery_async(context, passages, timeout_s)
+    except Exception as error:  # noqa: BLE001 - see rerank_passages
+        _log_failure(error, timeout_s, started)
+        return None
+
+
+class RerankBusy(RuntimeError):
+    pass
+
+
+def _check(passages: Sequence[Mapping[str, Any]]) -> None:
+    for passage in passages:
+        if not isinstance(passage.get("title"), str) or not isinstance(passage.get("sentences"), list):
+            raise ValueError("each passage needs a 'title' string and a 'sentences' list")
+
+
+def _default_timeout() -> float:
+    try:
+        return ranker_config().timeout_s
+    except ImproperlyConfigured:  # reported by the rerank itself, which then fails and logs it
+        return DEFAULT_TIMEOUT_S
+
+
+def _in_process() -> bool:
+    """GROUNDWORK_RERANK_MODE: "process" or "celery"; "auto" (default) reranks in this process when
+    Celery tasks run eagerly (the embedded mode) and on the `rerank` queue when there is a broker."""
+    try:
+        mode = ranker_config().mode
+    except ImproperlyConfigured:
+        mode = "auto"  # the rerank itself will fail on the bad setting, and log it
+    return mode == "process" or (mode == "auto" and bool(settings.CELERY_TASK_ALWAYS_EAGER))
+
+
+def _submit(
+    context: Sequence[str], passages: Sequence[Mapping[str, Any]], ranker: SentenceRanker | None
+) -> Future[list[dict[str, Any]]]:
+    if not _pending.acquire(blocking=False):
+        raise RerankBusy(f"{MAX_PENDING} reranks already pending in this process")
+    try:
+        future = _executor.submit(passages_rank, context=list(context), passages=list(passages), ranker=ranker)
+    except BaseException:
+        _pending.release()
+        raise
+    future.add_done_callback(lambda _: _pending.release())
+    return future
+
+
+def _send(context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float) -> Any:
+    from retrieval.tasks import rerank
+
+    # A worker that only reaches the task after the caller gave up drops it instead of running it.
+    return rerank.apply_async(kwargs={"context": list(context), "passages": list(passages)}, expires=timeout_s)
+
+
+def _via_celery(context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float) -> list[dict[str, Any]]:
+    result = _send(context, passages, timeout_s)
+    return result.get(timeout=timeout_s, disable_sync_subtasks=False)
+
+
+async def _via_celery_async(
+    context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float
+) -> list[dict[str, Any]]:
+    loop = asyncio.get_running_loop()
+    result = await loop.run_in_executor(_executor_for_io, _send, context, passages, timeout_s)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if await loop.run_in_executor(_executor_for_io, result.ready):
+            return await loop.run_in_executor(_executor_for_io, lambda: result.get(timeout=1.0, disable_sync_subtasks=False))
+        await asyncio.sleep(0.05)
+    raise TimeoutError(f"no rerank result within {timeout_s} s")
+
+
+def _log_failure(error: BaseException, timeout_s: float, started: float) -> None:
+    waited = time.perf_counter() - started
+    if isinstance(error, FutureTimeout | TimeoutError | CeleryTimeout):
+        log.warning("rerank timed out after %.1f s (limit %.1f s); the TF-IDF order stays", waited, timeout_s)
+    elif isinstance(error, RerankBusy):
+        log.warning("rerank skipped: %s; the TF-IDF order stays", error)
+    else:
+        log.error("rerank failed after %.1f s; the TF-IDF order stays", waited, exc_info=error)

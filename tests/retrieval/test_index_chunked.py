@@ -1,0 +1,85 @@
+"""The chunked, memory-bounded build writes exactly the index the whole-in-memory build computes,
+whatever the chunking and the number of worker processes; both query paths agree."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retrieval.index import chunked
+from retrieval.index.chunked import term_major_write
+from retrieval.index.reference import term_major_arrays
+from retrieval.index.store import index_load
+from retrieval.index.term_major import ARRAYS, TermMajorIndex
+from retrieval.index.vectorizer import TOKEN_PATTERN, make_vectorizer
+from tests.retrieval.conftest import MakeSource
+
+WORDS = ("wolf dog cat axolotl salamander lake river mountain city music jazz guitar tea coffee bean leaf "
+         "water fire stone king queen war peace ship sea star planet moon sun tree forest").split()
+
+
+def corpus(n: int, seed: int = 0) -> list[tuple[int, str]]:
+    rng = random.Random(seed)
+    return [(1000 + i, " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 12)))) for i in range(n)]
+
+
+def load(build: Path) -> TermMajorIndex:
+    meta = {"n_features": 2**18, "token_pattern": TOKEN_PATTERN, "stop_words": "english"}
+    return TermMajorIndex(meta=meta, **{name: np.load(build / f"{name}.npy", mmap_mode="r") for name in ARRAYS})
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_chunked_build_equals_the_single_shot_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    monkeypatch.setattr(chunked, "FIRST_CHUNK", 7)
+    monkeypatch.setattr(chunked, "MIN_CHUNK", 5)  # the tiny budget below then gives many small chunks
+    docs = corpus(300)
+    vectorizer = make_vectorizer(n_features=2**18, token_pattern=TOKEN_PATTERN, stop_words="english")
+    spilled: list[int] = []
+
+    sizes = term_major_write(iter(docs), build=tmp_path, vectorizer=vectorizer, memory_mb=0, workers=workers,
+                             progress=spilled.append)
+
+    expected = term_major_arrays(vectorizer.transform([text for _, text in docs]))
+    assert len(spilled) > 10 and sum(spilled) == 300
+    assert sizes == {"n_docs": 300, "n_terms": len(expected["terms"]), "nnz": len(expected["data"])}
+    for name in ("terms", "indptr", "indices"):
+        assert np.array_equal(np.load(tmp_path / f"{name}.npy"), expected[name]), name
+    for name in ("idf", "data"):
+        assert np.allclose(np.load(tmp_path / f"{name}.npy"), expected[name], atol=1e-6), name
+    assert np.load(tmp_path / "doc_ids.npy").tolist() == [pk for pk, _ in docs]
+    assert not (tmp_path / ".spill").exists()
+
+
+def test_the_sparse_and_dense_query_paths_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vectorizer = make_vectorizer(n_features=2**18, token_pattern=TOKEN_PATTERN, stop_words="english")
+    term_major_write(iter(corpus(2000)), build=tmp_path, vectorizer=vectorizer, memory_mb=64)
+    index = load(tmp_path)
+    queries = [" ".join(random.Random(q).sample(WORDS, 4)) for q in range(30)]
+
+    monkeypatch.setattr("retrieval.index.term_major.DENSE_RATIO", 10**9)
+    dense = [index.search(q, k=7) for q in queries]
+    monkeypatch.setattr("retrieval.index.term_major.DENSE_RATIO", 0)
+    sparse = [index.search(q, k=7) for q in queries]
+
+    for d, s in zip(dense, sparse):
+        assert [pk for pk, _ in d] == [pk for pk, _ in s]
+        assert np.allclose([score for _, score in d], [score for _, score in s], atol=1e-5)
+
+
+@pytest.mark.django_db
+def test_index_build_streams_the_source_in_bounded_chunks(make_source: MakeSource, index_dir: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chunked, "FIRST_CHUNK", 3)
+    monkeypatch.setattr(chunked, "MIN_CHUNK", 3)
+    source = make_source({f"Animal {i}": f"The animal number {i} is a {WORDS[i % len(WORDS)]}." for i in range(20)})
+    from retrieval.index import index_build
+
+    chunks: list[int] = []
+    meta = index_build(source_id=source.pk, memory_mb=0, workers=2, progress=chunks.append)
+
+    assert meta["n_docs"] == 20 and len(chunks) >= 5 and max(chunks) == 3
+    hits = index_load(index_dir=index_dir, slug="kb").search("axolotl", k=3)
+    assert len(hits) == 1

@@ -1,0 +1,163 @@
+"""Live reranking of the wizard's panel: scores added, passages reordered, and any failure or
+timeout leaves the caller with None (keep the TF-IDF order), logged, never an exception."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retrieval.rankers import Candidate
+from retrieval.rerank import MAX_PENDING
+from retrieval.services import arerank_passages, passages_rank, rerank_passages
+from retrieval.tasks import rerank
+
+CONTEXT = ["Have you been to a jazz club?", "No, but I love improvised music like jazz."]
+PASSAGES = [
+    {"source": "partner", "passage": 0, "title": "Tea", "sentences": ["Tea is a drink.", "It is brewed with hot water."]},
+    {"source": "partner", "passage": 1, "title": "Jazz", "sentences": ["Jazz began in New Orleans.", "Jazz is known for improvised solos."]},
+]
+
+
+@pytest.fixture(autouse=True)
+def in_process(settings) -> None:
+    """The embedded mode's path (the worker path is in test_rerank_worker.py)."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+
+
+class BrokenRanker:
+    name = "broken"
+
+    def score(self, context: Sequence[str], candidates: Sequence[Candidate]) -> np.ndarray:
+        raise RuntimeError("CUDA out of memory")
+
+
+class SlowRanker:
+    name = "slow"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.release = threading.Event()
+
+    def score(self, context: Sequence[str], candidates: Sequence[Candidate]) -> np.ndarray:
+        self.release.wait(self.seconds)
+        return np.arange(len(candidates), dtype=np.float32)
+
+
+def test_it_reorders_passages_by_their_best_sentence_and_keeps_every_key() -> None:
+    ranked = rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=10)
+
+    assert [p["title"] for p in ranked] == ["Jazz", "Tea"]
+    jazz = ranked[0]
+    assert (jazz["source"], jazz["passage"], jazz["sentences"]) == ("partner", 1, PASSAGES[1]["sentences"])
+    assert len(jazz["scores"]) == 2 and jazz["scores"][1] > jazz["scores"][0]
+    assert "scores" not in PASSAGES[0]  # the caller's dicts are not touched
+
+
+def test_it_keeps_the_input_order_of_equal_passages() -> None:
+    ranked = passages_rank(context=["quantum chromodynamics"], passages=PASSAGES)
+
+    assert [p["title"] for p in ranked] == ["Tea", "Jazz"]
+
+
+def test_a_failing_ranker_leaves_the_order_to_the_caller_and_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.ERROR, logger="retrieval.rerank"):
+        assert rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=5, ranker=BrokenRanker()) is None
+
+    assert "rerank failed" in caplog.text and "CUDA out of memory" in caplog.text
+
+
+def test_a_slow_ranker_times_out_without_holding_the_caller(caplog: pytest.LogCaptureFixture) -> None:
+    slow = SlowRanker(seconds=5)
+    started = time.perf_counter()
+    with caplog.at_level(logging.WARNING, logger="retrieval.rerank"):
+        result = rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=0.2, ranker=slow)
+    slow.release.set()
+
+    assert result is None
+    assert time.perf_counter() - started < 2
+    assert "rerank timed out" in caplog.text
+
+
+def test_a_backlog_of_reranks_is_refused_at_once(caplog: pytest.LogCaptureFixture) -> None:
+    slow = SlowRanker(seconds=5)
+    try:
+        for _ in range(MAX_PENDING):
+            rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=0.01, ranker=slow)
+        started = time.perf_counter()
+        with caplog.at_level(logging.WARNING, logger="retrieval.rerank"):
+            assert rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=5, ranker=slow) is None
+        assert time.perf_counter() - started < 0.5
+        assert "already pending" in caplog.text
+    finally:
+        slow.release.set()
+    time.sleep(0.1)
+
+
+async def test_the_async_version_does_not_block_the_event_loop() -> None:
+    import asyncio
+
+    slow = SlowRanker(seconds=0.5)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    result = await arerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=5, ranker=slow)
+    ticker.cancel()
+
+    assert [p["title"] for p in result] == ["Jazz", "Tea"]  # SlowRanker scores later candidates higher
+    assert ticks >= 20
+
+
+async def test_the_async_version_returns_none_on_failure() -> None:
+    assert await arerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=1, ranker=BrokenRanker()) is None
+
+
+def test_a_broken_checkpoint_is_a_logged_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "reranker.json").write_text("{}")  # no weights beside it
+    monkeypatch.setenv("GROUNDWORK_RERANKER_CHECKPOINT", str(tmp_path))
+
+    with caplog.at_level(logging.ERROR, logger="retrieval.rerank"):
+        assert rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=30) is None
+    assert "rerank failed" in caplog.text
+
+
+def test_malformed_passages_are_the_callers_error() -> None:
+    with pytest.raises(ValueError, match="'title' string and a 'sentences' list"):
+        rerank_passages(context=CONTEXT, passages=[{"title": "Tea"}], timeout_s=1)
+
+
+def test_the_celery_task_returns_the_ranked_passages() -> None:
+    ranked = rerank.apply(kwargs={"context": CONTEXT, "passages": PASSAGES}).get()
+
+    assert [p["title"] for p in ranked] == ["Jazz", "Tea"]
+    assert rerank.name == "retrieval.tasks.rerank"
+
+
+def test_a_bad_ranker_setting_is_a_logged_failure_not_a_crash(monkeypatch: pytest.MonkeyPatch,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setenv("GROUNDWORK_RANKER", "bm25")
+
+    with caplog.at_level(logging.ERROR, logger="retrieval.rerank"):
+        assert rerank_passages(context=CONTEXT, passages=PASSAGES) is None
+    assert "GROUNDWORK_RANKER='bm25'" in caplog.text
+
+
+def test_the_mode_setting_keeps_reranks_in_process_even_with_a_broker(settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings.CELERY_TASK_ALWAYS_EAGER = False  # as with CELERY_BROKER_URL set
+    monkeypatch.setenv("GROUNDWORK_RERANK_MODE", "process")
+
+    ranked = rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=10)
+
+    assert [p["title"] for p in ranked] == ["Jazz", "Tea"]

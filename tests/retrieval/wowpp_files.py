@@ -1,0 +1,64 @@
+"""Small WOW++-shaped files written by the tests themselves (never the published data)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+SEP = " <knowledge_separator> "
+
+# Each context: the turns, then (article, sentence, confidence) candidates.
+CONTEXTS = [
+    (
+        ["I love dogs, do you?", "Yes! Which dog breeds bark the most?"],
+        [
+            ("Dog", "Dogs bark to warn their owners of strangers.", 0.9),
+            ("Dog", "The dog is a domesticated descendant of the wolf.", 0.3),
+            ("Cat", "Cats purr when they are content.", 0.0),
+            ("Tea", "Tea is an aromatic beverage.", 0.0),
+        ],
+    ),
+    (
+        ["Have you ever had green tea?", "I drink tea every morning, it is my favourite beverage."],
+        [
+            ("Coffee", "Coffee is brewed from roasted coffee beans.", 0.1),
+            ("Tea", "Tea is an aromatic beverage prepared with hot water.", 0.8),
+            ("Tea", "Green tea comes from unoxidised leaves.", 0.7),
+            ("Tea", "Tea is an aromatic beverage prepared with hot water.", 0.6),  # a duplicate, merged
+        ],
+    ),
+    (
+        ["What do you think about mountains?", "I would like to climb a mountain one day."],
+        [
+            ("Mount Everest", "Mount Everest is Earth's highest mountain.", 0.5),
+            ("Mount Everest", "Climbers attempt the summit every spring.", 0.2),
+        ],
+    ),  # nothing relevant: skipped by the metrics
+    (
+        ["Do you like jazz music?", "I love the improvisation in jazz."],
+        [
+            ("Blues", "Blues originated in the Deep South.", 0.1),
+            ("Jazz", "Jazz is characterised by swing and improvisation.", 1.0),
+            ("Guitar", "The guitar usually has six strings.", 0.0),
+        ],
+    ),
+]
+
+
+def write_wowpp(path: Path, contexts: list = CONTEXTS) -> Path:
+    data = {}
+    for number, (turns, candidates) in enumerate(contexts):
+        key = str(uuid.UUID(int=number + 1))
+        data[key] = {
+            "id": key,
+            "topic": candidates[0][0],
+            "turns": turns,
+            "annotated_sentences": [
+                {"label": f"{article}{SEP}{sentence}", "article": article, "confidence": confidence,
+                 "relevance": "relevant" if confidence >= 0.6 else "notRelevant"}
+                for article, sentence, confidence in candidates
+            ],
+        }
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
