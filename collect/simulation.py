@@ -38,6 +38,8 @@ class Bot:
     state: dict[str, Any] = field(default_factory=dict)
     knowledge: list[dict[str, Any]] = field(default_factory=list)
     knowledge_seq: int = 0
+    # The frame type that carries this protocol's knowledge, and its list field.
+    knowledge_frame = ("knowledge", "passages")
 
 
 @database_sync_to_async
@@ -58,14 +60,19 @@ async def _open(application: Any, path: str, cookie: bytes) -> WebsocketCommunic
     return socket
 
 
-async def _until(bot: Bot, predicate: Any, timeout: float) -> dict[str, Any]:
+async def send(bot: Bot, frame: dict[str, Any]) -> None:
+    await bot.socket.send_to(text_data=json.dumps(frame))
+
+
+async def until(bot: Bot, predicate: Any, timeout: float) -> dict[str, Any]:
     """Read frames, tracking state and knowledge, until one satisfies `predicate`."""
+    kind, field_name = bot.knowledge_frame
     while True:
         frame = await bot.socket.receive_json_from(timeout=timeout)
         if frame["type"] == "state":
             bot.state = frame
-        elif frame["type"] == "knowledge":
-            bot.knowledge = frame["passages"]
+        elif frame["type"] == kind:
+            bot.knowledge = frame[field_name]
             bot.knowledge_seq = frame["after_seq"]
         elif frame["type"] == "error":
             raise RuntimeError(f"{bot.name} was refused: {frame['code']}: {frame['message']}")
@@ -84,13 +91,15 @@ def _wizard_reply(bot: Bot) -> tuple[str, dict[str, Any]]:
     return f"Did you know? {sentence}", checked
 
 
-async def _dialogue(application: Any, campaign: Campaign, seed: int, timeout: float, pairing: asyncio.Lock) -> str:
+async def _dialogue(
+    application: Any, campaign: Campaign, seed: int, timeout: float, pairing: asyncio.Lock, bot_class: type[Bot], converse: Any
+) -> str:
     rng = random.Random(seed)
     bots = []
     for _ in range(2):
         name = f"sim-{uuid.uuid4().hex[:12]}"
         assignment_id, cookie = await _enter(campaign, name)
-        bots.append(Bot(name, assignment_id, cookie, rng))
+        bots.append(bot_class(name, assignment_id, cookie, rng))
     # One pair in the waiting room at a time, so that each script's two bots meet each other.
     async with pairing:
         waiting = [await _open(application, f"/ws/wait/{bot.assignment_id}/", bot.cookie) for bot in bots]
@@ -100,10 +109,10 @@ async def _dialogue(application: Any, campaign: Campaign, seed: int, timeout: fl
     room_url = frames[0]["room_url"]
     for bot in bots:
         bot.socket = await _open(application, f"/ws{room_url}", bot.cookie)
-        await _until(bot, lambda f: f["type"] == "state", timeout)
-        await bot.socket.send_to(text_data=json.dumps({"type": "sync", "after": 0}))
+        await until(bot, lambda f: f["type"] == "state", timeout)
+        await send(bot, {"type": "sync", "after": 0})
     try:
-        await _converse(bots, timeout)
+        await converse({bot.state["role"]: bot for bot in bots}, timeout)
     finally:
         for bot in bots:
             await bot.socket.disconnect()
@@ -119,13 +128,13 @@ async def _receive_type(socket: WebsocketCommunicator, kind: str, timeout: float
             raise RuntimeError(f"waiting room said {frame}")
 
 
-async def _converse(bots: list[Bot], timeout: float) -> None:
-    by_role = {bot.state["role"]: bot for bot in bots}
+async def _converse(by_role: dict[str, Bot], timeout: float) -> None:
+    bots = list(by_role.values())
     first = by_role[bots[0].state["first_speaker"]]
     topic = first.rng.choice(first.state["persona"]["topics"])
-    await first.socket.send_to(text_data=json.dumps({"type": "choose_topic", "topic": topic}))
+    await send(first, {"type": "choose_topic", "topic": topic})
     for bot in bots:
-        await _until(bot, lambda f: f["type"] == "state" and f["status"] == "chatting", timeout)
+        await until(bot, lambda f: f["type"] == "state" and f["status"] == "chatting", timeout)
     speaker = first
     turn = 0
     while not speaker.state.get("can_end"):
@@ -135,25 +144,28 @@ async def _converse(bots: list[Bot], timeout: float) -> None:
             # Like a person, wait for the knowledge retrieved for the partner's last turn.
             seen = speaker.state["last_seq"]
             if speaker.knowledge_seq < seen:
-                await _until(speaker, lambda f: f["type"] == "knowledge" and f["after_seq"] >= seen, timeout)
+                await until(speaker, lambda f: f["type"] == "knowledge" and f["after_seq"] >= seen, timeout)
             text, checked = _wizard_reply(speaker)
             frame = {"type": "message", "client_id": client_id, "text": text, "checked": checked}
         else:
             text = speaker.rng.choice(QUESTIONS).format(topic=topic)
             frame = {"type": "message", "client_id": client_id, "text": text}
-        await speaker.socket.send_to(text_data=json.dumps(frame))
-        await _until(speaker, lambda f: f["type"] == "state" and f["last_seq"] >= turn, timeout)
+        await send(speaker, frame)
+        await until(speaker, lambda f: f["type"] == "state" and f["last_seq"] >= turn, timeout)
         speaker = next(bot for bot in bots if bot is not speaker)
-        await _until(speaker, lambda f: f["type"] == "state" and f["last_seq"] >= turn, timeout)
-    await speaker.socket.send_to(text_data=json.dumps({"type": "end"}))
+        await until(speaker, lambda f: f["type"] == "state" and f["last_seq"] >= turn, timeout)
+    await send(speaker, {"type": "end"})
     apprentice = by_role["apprentice"]
-    await _until(apprentice, lambda f: f["type"] == "state" and f["status"] == "rating", timeout)
-    await apprentice.socket.send_to(text_data=json.dumps({"type": "rate", "rating": apprentice.rng.randint(1, 5)}))
-    await _until(apprentice, lambda f: f["type"] == "state" and f["status"] == "complete", timeout)
+    await until(apprentice, lambda f: f["type"] == "state" and f["status"] == "rating", timeout)
+    await send(apprentice, {"type": "rate", "rating": apprentice.rng.randint(1, 5)})
+    await until(apprentice, lambda f: f["type"] == "state" and f["status"] == "complete", timeout)
 
 
-async def simulate(*, campaign: Campaign, dialogues: int, concurrency: int = 4, seed: int = 0, timeout: float = 10) -> list[str]:
-    """Run `dialogues` complete dialogues, `concurrency` at a time. Returns the room ids."""
+async def run_dialogues(
+    *, campaign: Campaign, dialogues: int, concurrency: int, seed: int, timeout: float, bot_class: type[Bot], converse: Any
+) -> list[str]:
+    """Run `dialogues` complete dialogues, `concurrency` at a time, each scripted by `converse`
+    (called with the two bots by role once both are in the room). Returns the room ids."""
     from groundwork.asgi import application
 
     limit = asyncio.Semaphore(concurrency)
@@ -161,6 +173,13 @@ async def simulate(*, campaign: Campaign, dialogues: int, concurrency: int = 4, 
 
     async def one(index: int) -> str:
         async with limit:
-            return await _dialogue(application, campaign, seed + index, timeout, pairing)
+            return await _dialogue(application, campaign, seed + index, timeout, pairing, bot_class, converse)
 
     return list(await asyncio.gather(*(one(i) for i in range(dialogues))))
+
+
+async def simulate(*, campaign: Campaign, dialogues: int, concurrency: int = 4, seed: int = 0, timeout: float = 10) -> list[str]:
+    """Run `dialogues` complete WoW dialogues, `concurrency` at a time. Returns the room ids."""
+    return await run_dialogues(
+        campaign=campaign, dialogues=dialogues, concurrency=concurrency, seed=seed, timeout=timeout, bot_class=Bot, converse=_converse
+    )
