@@ -116,6 +116,9 @@ class Assignment(models.Model):
     study_id = models.CharField(max_length=100, blank=True)
     session_id = models.CharField(max_length=100, blank=True)
     connected = models.BooleanField(default=False)
+    # Open room sockets of this worker: a reload opens the new one before the old one's disconnect
+    # is processed, and that late disconnect must not mark a present worker as gone.
+    open_sockets = models.PositiveIntegerField(default=0)
     left_at = models.DateTimeField(null=True, blank=True, help_text="When the last connection closed")
     last_seen = models.DateTimeField(null=True, blank=True, help_text="Last frame or ping from this worker")
     created = models.DateTimeField(auto_now_add=True)

@@ -62,10 +62,15 @@ def close_thread_connections(django_db_setup, django_db_blocker):
     thread pool); close them before the test database is dropped, or PostgreSQL refuses to."""
     yield
     import gc
+    import warnings
 
     from django.db.backends.base.base import BaseDatabaseWrapper
 
-    for wrapper in [obj for obj in gc.get_objects() if isinstance(obj, BaseDatabaseWrapper)]:
+    with warnings.catch_warnings():
+        # isinstance() on every live object touches deprecated module proxies (torch's) too.
+        warnings.simplefilter("ignore")
+        wrappers = [obj for obj in gc.get_objects() if isinstance(obj, BaseDatabaseWrapper)]
+    for wrapper in wrappers:
         if wrapper.connection is not None:
             # The raw driver connection: Django's close() refuses to close another thread's.
             wrapper.connection.close()

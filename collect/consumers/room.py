@@ -72,7 +72,7 @@ class RoomConsumer(GroundworkConsumer):
         self.partner_role = self.protocol.partner_of(self.role)
         self.grace = float(self.member.campaign.disconnect_grace_seconds)
         await self.channel_layer.group_add(group_for(self.room_id), self.channel_name)
-        await database_sync_to_async(rooms.member_presence)(assignment_id=self.member.pk, connected=True)
+        await database_sync_to_async(rooms.member_connected)(assignment_id=self.member.pk)
         self.partner_online = await database_sync_to_async(selectors.partner_connected)(room_id=self.room_id, role=self.role)
         await self.send_state()
         await self.broadcast({"type": "room.presence", "role": self.role, "connected": True})
@@ -85,8 +85,9 @@ class RoomConsumer(GroundworkConsumer):
         if self.member is None:
             return
         await self.channel_layer.group_discard(group_for(self.room_id), self.channel_name)
-        await database_sync_to_async(rooms.member_presence)(assignment_id=self.member.pk, connected=False)
-        await self.broadcast({"type": "room.presence", "role": self.role, "connected": False})
+        still = await database_sync_to_async(rooms.member_disconnected)(assignment_id=self.member.pk)
+        if not still:
+            await self.broadcast({"type": "room.presence", "role": self.role, "connected": False})
 
     # --- inbound frames
     async def handle(self, frame: dict[str, Any]) -> None:
@@ -147,7 +148,7 @@ class RoomConsumer(GroundworkConsumer):
         await self.broadcast_state()
 
     async def on_ping(self, frame: dict[str, Any]) -> None:
-        await database_sync_to_async(rooms.member_presence)(assignment_id=self.member.pk, connected=True)
+        await database_sync_to_async(rooms.member_seen)(assignment_id=self.member.pk)
         await self.send_json({"type": "pong"})
         if await database_sync_to_async(rooms.room_abandon_if_partner_gone)(
             room_id=self.room_id, role=self.partner_role, grace_seconds=self.grace

@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from collect.errors import ProtocolError
@@ -34,9 +34,26 @@ def member_get(*, room_id: str, worker_id: int | None) -> Assignment | None:
     return Assignment.objects.select_related("room", "campaign").filter(room_id=room_id, worker_id=worker_id).first()
 
 
-def member_presence(*, assignment_id: int, connected: bool) -> None:
+def member_connected(*, assignment_id: int) -> None:
     now = timezone.now()
-    Assignment.objects.filter(pk=assignment_id).update(connected=connected, last_seen=now, left_at=None if connected else now)
+    Assignment.objects.filter(pk=assignment_id).update(
+        open_sockets=F("open_sockets") + 1, connected=True, last_seen=now, left_at=None
+    )
+
+
+def member_disconnected(*, assignment_id: int) -> bool:
+    """One of the member's sockets closed; True if the member is still connected by another."""
+    with transaction.atomic():
+        member = Assignment.objects.select_for_update().get(pk=assignment_id)
+        member.open_sockets = max(0, member.open_sockets - 1)
+        member.connected = member.open_sockets > 0
+        member.left_at = None if member.connected else timezone.now()
+        member.save(update_fields=["open_sockets", "connected", "left_at"])
+    return member.connected
+
+
+def member_seen(*, assignment_id: int) -> None:
+    Assignment.objects.filter(pk=assignment_id).update(last_seen=timezone.now())
 
 
 def _locked_room(room_id: Any) -> Room:

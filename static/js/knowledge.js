@@ -60,6 +60,7 @@ export class KnowledgePanel {
 
     this.afterSeq = frame.after_seq ?? null;
     this.panel.dataset.afterSeq = this.afterSeq === null ? "" : String(this.afterSeq);
+    this.panel.dataset.ranked = ranked ? "true" : "false";
     this.items = [];
     this.articles.replaceChildren();
     this.reset();

@@ -14,6 +14,7 @@ from annotate.identity import worker_token
 from annotate.models import Job, JobKind
 from annotate.services.jobs import ItemSpec, items_add, job_create
 from collect.models import Worker
+from tests.chromium import launched
 
 ARTICLES = {
     "Blues": ["Blues is a music genre.", "It originated in the Deep South.", "Blues uses blue notes."],
@@ -95,41 +96,9 @@ def api(people: People) -> dict[str, Api]:
     return {name: Api(Client(), getattr(people, name)) for name in ("alice", "bob", "charlie")}
 
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
 @pytest.fixture
 def chromium(live_server):
-    """Debian's chromium driven by Playwright, against Django's live server (plain HTTP is all the
-    annotation screens need). Yields (browser, base_url)."""
-    import os
-
-    from django.db import connections
-    from playwright.sync_api import expect, sync_playwright
-
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    # Playwright's sync API runs an event loop in this thread; the test's ORM calls stay synchronous.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    expect.set_options(timeout=10_000)
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            try:
-                yield browser, live_server.url
-            finally:
-                connections.close_all()
-                browser.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+    """Debian's chromium against Django's live server (plain HTTP is all the annotation screens
+    need). Yields (browser, base_url)."""
+    with launched(timeout_ms=10_000) as browser:
+        yield browser, live_server.url

@@ -14,7 +14,8 @@ from playwright.sync_api import Page, expect
 
 from annotate.models import Assignment, AssignmentStatus, JobKind
 from collect.models import Worker
-from tests.annotate.conftest import CHROMIUM, make_job
+from tests.annotate.conftest import make_job
+from tests.chromium import CHROMIUM
 
 pytestmark = [
     pytest.mark.browser,

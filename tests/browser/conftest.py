@@ -17,16 +17,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.chromium import CHROMIUM, launched
+
 SERVER_START_SECONDS = 30
 
 # A tiny Wikipedia: enough for the topic passages and for retrieval to find something per turn.
@@ -98,7 +90,7 @@ def wow_campaign(wow_knowledge):
 
 
 @pytest.fixture
-def daphne_server(wow_campaign, settings) -> Iterator[str]:
+def daphne_server(wow_campaign, settings, monkeypatch) -> Iterator[str]:
     """daphne serving the ASGI app (HTTP, static files, websockets) against the test database."""
     from channels.testing.live import make_application
     from daphne.testing import DaphneProcess
@@ -108,6 +100,8 @@ def daphne_server(wow_campaign, settings) -> Iterator[str]:
     # Close our connections first so that it does not inherit an open socket to the database.
     connections.close_all()
     # No static wrapper of our own: groundwork.asgi serves /static/ itself (SERVE_STATIC), as in `make run`.
+    # Reranks run in the server process even when a broker is configured (no rerank worker here).
+    monkeypatch.setenv("GROUNDWORK_RERANK_MODE", "process")
     server = DaphneProcess("127.0.0.1", partial(make_application, static_wrapper=None))
     server.daemon = True
     server.start()
@@ -124,27 +118,5 @@ def daphne_server(wow_campaign, settings) -> Iterator[str]:
 
 @pytest.fixture
 def browser(daphne_server):
-    """Debian's chromium (Playwright's own download cannot reach the network here)."""
-    from playwright.sync_api import expect, sync_playwright
-
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    # Playwright's sync API runs an event loop in this thread; our ORM calls in between are plain
-    # synchronous calls, which Django would otherwise refuse.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    expect.set_options(timeout=15_000)
-    try:
-        with sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            try:
-                yield chromium
-            finally:
-                # While Playwright's loop runs in this thread, asgiref keeps Django's connections
-                # in context variables, apart from the ones the database teardown closes: close
-                # them here, or PostgreSQL refuses to drop the test database ("being accessed").
-                connections.close_all()
-                chromium.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+    with launched(timeout_ms=15_000) as chromium:
+        yield chromium

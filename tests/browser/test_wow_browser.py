@@ -70,6 +70,9 @@ def choose_topic(wizard: Page, apprentice: Page, room: Room, topic: str) -> None
 def wait_for_knowledge(wizard: Page, after_seq: int) -> None:
     """The wizard's panel shows the knowledge retrieved for everything up to `after_seq`."""
     expect(wizard.get_by_test_id("knowledge-panel")).to_have_attribute("data-after-seq", str(after_seq))
+    # ... in its final, reranked order (the test server reranks in-process): a click before the
+    # reorder could land on another sentence.
+    expect(wizard.get_by_test_id("knowledge-panel")).to_have_attribute("data-ranked", "true")
     expect(wizard.get_by_test_id("knowledge-updating")).to_be_hidden()
     expect(wizard.get_by_test_id("knowledge-sentence").first).to_be_visible()
     expect(wizard.get_by_test_id("knowledge-sentence").first.locator("input")).to_be_enabled()
@@ -122,8 +125,10 @@ def test_it_runs_a_wizard_of_wikipedia_chat_to_completion(
             wait_for_knowledge(wizard, after_seq=seq - 1)
             if not checked:
                 # First wizard turn: check a sentence (retrieved for the partner when there is one).
-                partner_items = wizard.locator('[data-testid="knowledge-sentence"][data-source="partner"]')
-                item = partner_items.first if partner_items.count() else wizard.get_by_test_id("knowledge-sentence").first
+                # (Visible ones: an article of the panel may be collapsed.)
+                partner_items = wizard.locator('[data-testid="knowledge-sentence"][data-source="partner"]').filter(visible=True)
+                any_item = wizard.get_by_test_id("knowledge-sentence").filter(visible=True)
+                item = partner_items.first if partner_items.count() else any_item.first
                 item.click()
                 expect(item.locator("input")).to_be_checked()
                 checked.append((item.get_attribute("data-source"), item.locator(".sentence-text").inner_text()))
@@ -330,15 +335,27 @@ def test_it_resends_unacked_messages_after_a_reconnect_and_stores_them_once(
     network.lose(apprentice, "ack")
     send(apprentice, wizard, "Where does the blues come from?", seq + 1)
     seq += 1
+    # The message was stored before the ack was lost, so it can show before the page reconnects.
+    for _ in range(200):
+        if any(n == connections_before for n, _ in network.sent):
+            break
+        apprentice.wait_for_timeout(50)
+    apprentice.wait_for_timeout(300)  # the resend follows the sync
     assert len(network.connections) == connections_before + 1
     assert network.connections[-1][0] == apprentice.worker  # type: ignore[attr-defined]
     frames = [f for n, f in network.sent if n == connections_before]
-    assert frames[0] == {"type": "sync", "after": seq - 1}
+    # The page syncs from the last seq it saw: the relayed copy of its own message may have reached
+    # it before the connection went, even though the ack did not.
+    assert frames[0]["type"] == "sync" and frames[0]["after"] in (seq - 1, seq)
     resent = [f for f in frames if f["type"] == "message"]
-    assert [f["text"] for f in resent] == ["Where does the blues come from?"]
-    first_try = next(f for n, f in network.sent if n < connections_before and f["type"] == "message" and f["text"] == resent[0]["text"])
-    assert resent[0]["client_id"] == first_try["client_id"]
-    expect(wizard.get_by_test_id("partner-status")).to_have_text("Your partner is back.")
+    if frames[0]["after"] == seq - 1:
+        assert [f["text"] for f in resent] == ["Where does the blues come from?"]
+    for frame in resent:
+        first_try = next(f for n, f in network.sent if n < connections_before and f["type"] == "message" and f["text"] == frame["text"])
+        assert frame["client_id"] == first_try["client_id"]
+    # The wizard may have seen "left" then "back", or nothing at all when the new socket opened
+    # before the old one's close was processed; never a partner left for good.
+    expect(wizard.get_by_test_id("partner-status")).to_have_attribute("data-connected", "true")
 
     wait_for_knowledge(wizard, after_seq=seq)
     wizard.get_by_test_id("no-sentence").click()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 
-from collect.models import Campaign, Message, Room, RoomStatus
+from collect.models import Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols import wow
 from tests.collect.conftest import PairedRoom, make_room, session_cookie
 from tests.collect.ws import connect, receive_until, send
@@ -315,3 +315,22 @@ async def test_the_wizard_gets_a_reranked_panel_after_the_tfidf_one(chatting: Pa
     assert best == sorted(best, reverse=True)
     await wizard.disconnect()
     await apprentice.disconnect()
+
+
+async def test_a_late_disconnect_of_an_old_socket_does_not_mark_a_present_member_gone(chatting: PairedRoom) -> None:
+    wizard = await join(chatting, chatting.wizard)
+    old = await join(chatting, chatting.apprentice)
+    new = await join(chatting, chatting.apprentice)  # a reload: the new socket opens first
+    await old.disconnect()
+    await send(wizard, {"type": "ping"})
+    frames = []
+    while (frame := await wizard.receive_json_from())["type"] != "pong":
+        frames.append(frame)
+    assert not any(f["type"] == "partner" and not f["connected"] for f in frames)
+    apprentice = await database_sync_to_async(Assignment.objects.get)(pk=chatting.apprentice.assignment.pk)
+    assert apprentice.connected and apprentice.open_sockets == 1
+    await new.disconnect()
+    while (await receive_until(wizard, "partner"))["connected"]:
+        pass
+    for communicator in (wizard,):
+        await communicator.disconnect()
