@@ -88,8 +88,12 @@ class JsonListFiles:
     previous files untouched and never a half-written one.
     """
 
-    def __init__(self, out_dir: Path, names: Iterable[str]) -> None:
+    def __init__(self, out_dir: Path, names: Iterable[str], *, head: str = "[", tail: str = "\n]\n") -> None:
+        """`head` and `tail` enclose the items: a bare list by default, or a list inside an object
+        (Curiosity's `{"dialogs": [...], "db_checksum": ...}`)."""
         self.out_dir = out_dir
+        self.head = head
+        self.tail = tail
         self.counts: dict[str, int] = {name: 0 for name in names}
         self._temps: dict[str, Path] = {}
         self._handles: dict[str, IO[str]] = {}
@@ -103,7 +107,7 @@ class JsonListFiles:
                 temp = self.out_dir / f".{name}.{os.getpid()}.tmp"
                 self._temps[name] = temp
                 self._handles[name] = temp.open("w", encoding="utf-8")
-                self._handles[name].write("[")
+                self._handles[name].write(self.head)
         except BaseException:
             self._discard()
             raise
@@ -123,7 +127,7 @@ class JsonListFiles:
             return
         try:
             for handle in self._handles.values():
-                handle.write("\n]\n")
+                handle.write(self.tail)
                 handle.close()
         except BaseException:
             self._discard()

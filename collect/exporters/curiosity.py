@@ -12,12 +12,10 @@ exported campaigns must share one knowledge source: its fact db is the one the `
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
-from types import TracebackType
-from typing import IO, Any, Iterator
+from typing import Any, Iterator
 
-from collect.exporters import ExportError, ExportOptions, ExportResult, stable_fraction
+from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, stable_fraction
 from collect.models import Assignment, Campaign, CuriosityDialog, Message, Protocol, RoomStatus
 from retrieval.curiosity.factdb import FactDbError, factdb_write
 
@@ -49,7 +47,7 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
     statuses = [RoomStatus.COMPLETE] + ([RoomStatus.INCOMPLETE] if options.include_incomplete else [])
     dialogs = CuriosityDialog.objects.filter(room__campaign__in=campaigns, room__status__in=statuses)
     skipped = 0
-    with DialogFiles(out_dir, [FILES[s] for s in SPLITS], checksum) as files:
+    with dialog_files(out_dir, [FILES[s] for s in SPLITS], checksum) as files:
         for dialog, messages, ids in iter_dialogs(dialogs, chunk_size=options.chunk_size):
             if not messages:
                 skipped += 1
@@ -182,51 +180,7 @@ def _with_extra(out: dict[str, Any], extra: dict[str, Any] | None) -> dict[str, 
     return {key: value for key, value in out.items() if key not in absent}
 
 
-class DialogFiles:
-    """Curiosity files written one dialog at a time into hidden temporary files, renamed into place
-    only when every one is complete (a failed export leaves the previous files untouched)."""
-
-    def __init__(self, out_dir: Path, names: list[str], checksum: str) -> None:
-        self.out_dir = out_dir
-        self.checksum = checksum
-        self.counts: dict[str, int] = {name: 0 for name in names}
-        self._temps: dict[str, Path] = {}
-        self._handles: dict[str, IO[str]] = {}
-        self._encoder = json.JSONEncoder(ensure_ascii=True, separators=(", ", ": "))
-
-    def __enter__(self) -> DialogFiles:
-        try:
-            for name in self.counts:
-                self._temps[name] = self.out_dir / f".{name}.{os.getpid()}.tmp"
-                self._handles[name] = self._temps[name].open("w", encoding="utf-8")
-                self._handles[name].write('{"dialogs": [')
-        except BaseException:
-            self._discard()
-            raise
-        return self
-
-    def write(self, name: str, dialog: dict[str, Any]) -> None:
-        handle = self._handles[name]
-        handle.write(",\n" if self.counts[name] else "\n")
-        handle.write(self._encoder.encode(dialog))
-        self.counts[name] += 1
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        if exc_type is not None:
-            self._discard()
-            return
-        try:
-            for handle in self._handles.values():
-                handle.write(f'\n], "db_checksum": {json.dumps(self.checksum)}}}\n')
-                handle.close()
-        except BaseException:
-            self._discard()
-            raise
-        for name, temp in self._temps.items():
-            os.replace(temp, self.out_dir / name)
-
-    def _discard(self) -> None:
-        for handle in self._handles.values():
-            handle.close()
-        for temp in self._temps.values():
-            temp.unlink(missing_ok=True)
+def dialog_files(out_dir: Path, names: list[str], checksum: str) -> JsonListFiles:
+    """Curiosity's split files, written one dialog at a time and renamed into place only when every
+    one is complete: `{"dialogs": [...], "db_checksum": "<md5 of the fact db>"}`."""
+    return JsonListFiles(out_dir, names, head='{"dialogs": [', tail=f'\n], "db_checksum": {json.dumps(checksum)}}}\n')
