@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from retrieval.importers.records import BadRecord, Record, check_record
+from retrieval.importers.records import BadRecord, Record, check_record, json_object
 
 
 def read(path: Path) -> Iterator[Record | BadRecord]:
@@ -18,14 +17,9 @@ def read(path: Path) -> Iterator[Record | BadRecord]:
 
 
 def _parse(where: str, raw: bytes) -> Record | BadRecord:
-    try:
-        obj = json.loads(raw)
-    except UnicodeDecodeError:
-        return BadRecord(where, "not valid UTF-8")
-    except json.JSONDecodeError as error:
-        return BadRecord(where, f"invalid JSON ({error.msg} at column {error.colno})")
-    if not isinstance(obj, dict):
-        return BadRecord(where, f"expected a JSON object, got {type(obj).__name__}")
+    obj = json_object(where, raw)
+    if isinstance(obj, BadRecord):
+        return obj
     text = obj.get("text")
     lead = _first_paragraph(text, obj.get("title")) if isinstance(text, str) else text
     category = obj.get("category")

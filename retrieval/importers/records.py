@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import json
+from typing import Any, NamedTuple
 
 from retrieval.models import Article
 
@@ -62,3 +63,16 @@ def check_record(
     if not lead.strip():
         return BadRecord(where, f"empty text for {title!r}")
     return Record(title, lead.strip(), None, category.strip())
+
+
+def json_object(where: str, raw: bytes) -> dict[str, Any] | BadRecord:
+    """One JSON Lines line as an object, or a BadRecord saying what is wrong with it."""
+    try:
+        obj = json.loads(raw)
+    except UnicodeDecodeError:
+        return BadRecord(where, "not valid UTF-8")
+    except json.JSONDecodeError as error:
+        return BadRecord(where, f"invalid JSON ({error.msg} at column {error.colno})")
+    if not isinstance(obj, dict):
+        return BadRecord(where, f"expected a JSON object, got {type(obj).__name__}")
+    return obj

@@ -16,12 +16,11 @@ sections follow in order (nested headings are flattened to their last level)."""
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from retrieval.importers.records import BadRecord, Record, check_record
+from retrieval.importers.records import BadRecord, Record, check_record, json_object
 
 INTRO_SECTION = "Introduction"
 SECTION_MAX = 300  # Sentence.section's max_length
@@ -58,14 +57,9 @@ def _line_number(path: Path, offset: int) -> int:
 
 
 def parse_line(where: str, raw: bytes) -> Record | BadRecord:
-    try:
-        obj = json.loads(raw)
-    except UnicodeDecodeError:
-        return BadRecord(where, "not valid UTF-8")
-    except json.JSONDecodeError as error:
-        return BadRecord(where, f"invalid JSON ({error.msg} at column {error.colno})")
-    if not isinstance(obj, dict):
-        return BadRecord(where, f"expected a JSON object, got {type(obj).__name__}")
+    obj = json_object(where, raw)
+    if isinstance(obj, BadRecord):
+        return obj
     title, text, sections = obj.get("title"), obj.get("text"), obj.get("sections")
     if not isinstance(text, str):
         return check_record(where, title=title, lead=text)
