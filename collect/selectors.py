@@ -78,8 +78,9 @@ def partner_connected(*, room_id: Any, role: str) -> bool:
 CONTEXT_TURNS = 4
 
 
-def dialogue_context(*, room_id: Any) -> list[str]:
-    """The topic and the last few utterances, oldest first: what knowledge is ranked against."""
+def dialogue_context(*, room_id: Any) -> dict[str, Any]:
+    """What knowledge is ranked against: {"topic": the chosen topic or "", "turns": the last few
+    utterances, oldest first}."""
     room = Room.objects.get(pk=room_id)
     recent = list(Message.objects.filter(room_id=room_id).order_by("-seq").values_list("text", flat=True)[:CONTEXT_TURNS])
-    return ([room.topic] if room.topic else []) + recent[::-1]
+    return {"topic": room.topic or "", "turns": recent[::-1]}

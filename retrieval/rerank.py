@@ -38,9 +38,11 @@ _executor_for_io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rerank-
 
 
 def passages_rank(
-    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], ranker: SentenceRanker | None = None
+    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str = "",
+    ranker: SentenceRanker | None = None,
 ) -> list[dict[str, Any]]:
-    """Score every sentence of `passages` against `context` (the dialogue turns, oldest first).
+    """Score every sentence of `passages` against `context` (the dialogue turns, oldest first) and
+    `topic` (the dialogue's chosen topic, "" when none).
 
     Returns copies of the passages with every key kept and "scores" added: one float per sentence,
     aligned with "sentences", which are never reordered inside a passage (so a (passage, sentence)
@@ -49,7 +51,7 @@ def passages_rank(
     _check(passages)
     ranker = ranker or live_ranker()
     candidates = [Candidate(str(p["title"]), str(s)) for p in passages for s in p["sentences"]]
-    flat = ranker.score(list(context), candidates) if candidates else []
+    flat = ranker.score(list(context), candidates, topic=topic) if candidates else []
     ranked: list[dict[str, Any]] = []
     offset = 0
     for passage in passages:
@@ -61,7 +63,7 @@ def passages_rank(
 
 
 def rerank_passages(
-    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float | None = None,
+    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str = "", timeout_s: float | None = None,
     ranker: SentenceRanker | None = None,
 ) -> list[dict[str, Any]] | None:
     """passages_rank within `timeout_s` seconds, or None (logged) when it fails, times out or too
@@ -74,15 +76,15 @@ def rerank_passages(
     started = time.perf_counter()
     try:
         if _in_process():
-            return _submit(context, passages, ranker).result(timeout=timeout_s)
-        return _via_celery(context, passages, timeout_s)
+            return _submit(context, passages, topic, ranker).result(timeout=timeout_s)
+        return _via_celery(context, passages, topic, timeout_s)
     except Exception as error:  # noqa: BLE001 - any failure means: keep the TF-IDF order
         _log_failure(error, timeout_s, started)
         return None
 
 
 async def arerank_passages(
-    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float | None = None,
+    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str = "", timeout_s: float | None = None,
     ranker: SentenceRanker | None = None,
 ) -> list[dict[str, Any]] | None:
     """rerank_passages for the event loop: awaits the rerank thread or polls the Celery result
@@ -92,8 +94,8 @@ async def arerank_passages(
     started = time.perf_counter()
     try:
         if _in_process():
-            return await asyncio.wait_for(asyncio.wrap_future(_submit(context, passages, ranker)), timeout_s)
-        return await _via_celery_async(context, passages, timeout_s)
+            return await asyncio.wait_for(asyncio.wrap_future(_submit(context, passages, topic, ranker)), timeout_s)
+        return await _via_celery_async(context, passages, topic, timeout_s)
     except Exception as error:  # noqa: BLE001 - see rerank_passages
         _log_failure(error, timeout_s, started)
         return None
@@ -127,12 +129,14 @@ def _in_process() -> bool:
 
 
 def _submit(
-    context: Sequence[str], passages: Sequence[Mapping[str, Any]], ranker: SentenceRanker | None
+    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, ranker: SentenceRanker | None
 ) -> Future[list[dict[str, Any]]]:
     if not _pending.acquire(blocking=False):
         raise RerankBusy(f"{MAX_PENDING} reranks already pending in this process")
     try:
-        future = _executor.submit(passages_rank, context=list(context), passages=list(passages), ranker=ranker)
+        future = _executor.submit(
+            passages_rank, context=list(context), passages=list(passages), topic=topic, ranker=ranker
+        )
     except BaseException:
         _pending.release()
         raise
@@ -140,23 +144,27 @@ def _submit(
     return future
 
 
-def _send(context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float) -> Any:
+def _send(context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, timeout_s: float) -> Any:
     from retrieval.tasks import rerank
 
     # A worker that only reaches the task after the caller gave up drops it instead of running it.
-    return rerank.apply_async(kwargs={"context": list(context), "passages": list(passages)}, expires=timeout_s)
+    return rerank.apply_async(
+        kwargs={"context": list(context), "passages": list(passages), "topic": topic}, expires=timeout_s
+    )
 
 
-def _via_celery(context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float) -> list[dict[str, Any]]:
-    result = _send(context, passages, timeout_s)
+def _via_celery(
+    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, timeout_s: float
+) -> list[dict[str, Any]]:
+    result = _send(context, passages, topic, timeout_s)
     return result.get(timeout=timeout_s, disable_sync_subtasks=False)
 
 
 async def _via_celery_async(
-    context: Sequence[str], passages: Sequence[Mapping[str, Any]], timeout_s: float
+    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, timeout_s: float
 ) -> list[dict[str, Any]]:
     loop = asyncio.get_running_loop()
-    result = await loop.run_in_executor(_executor_for_io, _send, context, passages, timeout_s)
+    result = await loop.run_in_executor(_executor_for_io, _send, context, passages, topic, timeout_s)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if await loop.run_in_executor(_executor_for_io, result.ready):

@@ -11,13 +11,13 @@ CONTRACT:
 Both raise KnowledgeSource.DoesNotExist for an unknown source.
 
 Reranking (retrieval/rerank.py; the ranker is configured by GROUNDWORK_RANKER and friends):
-- rerank_passages(context=, passages=, timeout_s=) -> list[dict] | None: `context` = the dialogue
-  turns, oldest first; `passages` = dicts with "title" and "sentences" (other keys are kept). Returns
+- rerank_passages(context=, passages=, topic=, timeout_s=) -> list[dict] | None: `context` = the
+  dialogue turns, oldest first; `topic` = the chosen topic ("" when none); `passages` = dicts with "title" and "sentences" (other keys are kept). Returns
   copies with "scores" (one per sentence, sentences never reordered inside a passage), best passage
   first; None, logged, when the rerank fails, times out or too many are pending: keep the TF-IDF
   order then. Never raises for a ranker failure (ValueError for malformed passages). Blocks its thread.
 - arerank_passages(...): the same for the event loop; holds no thread while it waits.
-- passages_rank(context=, passages=): the rerank itself, synchronous, raising on failure (what the
+- passages_rank(context=, passages=, topic=): the rerank itself, synchronous, raising on failure (what the
   Celery task `retrieval.tasks.rerank` runs).
 """
 

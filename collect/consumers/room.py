@@ -176,7 +176,9 @@ class RoomConsumer(GroundworkConsumer):
     async def rerank(self, role: str, frame: dict[str, Any]) -> None:
         context = await database_sync_to_async(selectors.dialogue_context)(room_id=self.room_id)
         # timeout: GROUNDWORK_RERANK_TIMEOUT_S; a bad ranker setting is a logged failure, not a crash.
-        ranked = await retrieval.arerank_passages(context=context, passages=frame["passages"])
+        ranked = await retrieval.arerank_passages(
+            context=context["turns"], topic=context["topic"], passages=frame["passages"]
+        )
         if ranked is None:
             return  # failed or timed out (logged there): the TF-IDF order stays
         reranked = {"type": "knowledge.reranked", "after_seq": frame["after_seq"], "passages": ranked}

@@ -18,9 +18,10 @@ class Candidate(NamedTuple):
 class SentenceRanker(Protocol):
     name: str
 
-    def score(self, context: Sequence[str], candidates: Sequence[Candidate]) -> np.ndarray:
+    def score(self, context: Sequence[str], candidates: Sequence[Candidate], *, topic: str = "") -> np.ndarray:
         """One relevance score per candidate (higher is better; only the order within one call
-        means anything). `context` holds the dialogue turns, oldest first."""
+        means anything). `context` holds the dialogue turns, oldest first; `topic` the dialogue's
+        chosen topic ("" when there is none). Candidates of one article come in article order."""
         ...
 
 

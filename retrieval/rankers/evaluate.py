@@ -22,7 +22,7 @@ def ranker_evaluate(
         for context in contexts:
             relevant = context.relevant(threshold)
             if relevant.any():
-                order = rank_order(ranker.score(context.turns, context.candidates))
+                order = rank_order(ranker.score(context.turns, context.candidates, topic=context.topic))
                 yield [bool(relevant[i]) for i in order]
             progress(1)
 

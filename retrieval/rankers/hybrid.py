@@ -17,11 +17,11 @@ class HybridRanker:
     def __init__(self, *, tfidf: SentenceRanker, neural: SentenceRanker, weight: float = 0.5) -> None:
         self.tfidf, self.neural, self.weight = tfidf, neural, weight
 
-    def score(self, context: Sequence[str], candidates: Sequence[Candidate]) -> np.ndarray:
+    def score(self, context: Sequence[str], candidates: Sequence[Candidate], *, topic: str = "") -> np.ndarray:
         if not candidates:
             return np.zeros(0, dtype=np.float32)
-        lexical = _standardised(self.tfidf.score(context, candidates))
-        neural = _standardised(self.neural.score(context, candidates))
+        lexical = _standardised(self.tfidf.score(context, candidates, topic=topic))
+        neural = _standardised(self.neural.score(context, candidates, topic=topic))
         return (self.weight * neural + (1.0 - self.weight) * lexical).astype(np.float32)
 
 

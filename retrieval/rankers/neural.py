@@ -32,7 +32,8 @@ class NeuralRanker:
     def trained(self) -> bool:
         return bool(self.meta.get("trained"))
 
-    def score(self, context: Sequence[str], candidates: Sequence[Candidate]) -> np.ndarray:
+    def score(self, context: Sequence[str], candidates: Sequence[Candidate], *, topic: str = "") -> np.ndarray:
+        # The topic is not part of the pairs it was trained on, so it is not given to it either.
         if not candidates:
             return np.zeros(0, dtype=np.float32)
         pairs = encode_pairs(self.tokenizer, context, candidates, max_length=self.max_length)

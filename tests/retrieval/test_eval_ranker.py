@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from retrieval.rankers import Candidate
 from retrieval.rankers.tfidf import TfidfRanker
 from retrieval.rankers.wowpp import WowppError, wowpp_half, wowpp_read
-from tests.retrieval.wowpp_files import write_wowpp
+from tests.retrieval.wowpp_files import SEP, write_wowpp
 
 SHARED_TEST_SEEN = Path(__file__).resolve().parents[3] / "shared" / "data" / "wowpp" / "test_random_augmented_wow.json"
 
@@ -83,4 +83,32 @@ def test_tfidf_on_the_published_test_seen_file() -> None:
     metrics = json.loads(run("--wowpp", SHARED_TEST_SEEN, "--ranker", "tfidf", "--json"))
 
     assert metrics["n"] == 189
-    assert metrics["MRR@1"] > 0.66  # measured 0.709 (README); the paper's TF-IDF: 0.74 seen
+    assert metrics["MRR@1"] >= 0.74  # the paper's TF-IDF on test seen; measured 0.751 (README)
+
+
+def test_tfidf_matches_words_by_their_stem() -> None:
+    scores = TfidfRanker().score(
+        ["Do you swim?", "I went swimming in the lake yesterday."],
+        [Candidate("Lake", "A lake is a body of water."), Candidate("Swimming", "People swim for exercise.")],
+    )
+
+    assert scores[1] > scores[0]
+
+
+def test_tfidf_puts_the_topics_article_first_when_the_turns_do_not_decide() -> None:
+    candidates = [Candidate("Kale", "Kale is a leaf cabbage."), Candidate("Spinach", "Spinach is a leafy green.")]
+
+    assert TfidfRanker().score(["Any tips?"], candidates, topic="Spinach").argmax() == 1
+    assert TfidfRanker().score(["Any tips?"], candidates, topic="Kale").argmax() == 0
+
+
+def test_the_gold_mark_of_the_published_files_never_reaches_a_ranker(tmp_path: Path) -> None:
+    path = tmp_path / "gold.json"
+    path.write_text(json.dumps({"g": {"turns": ["Hi"], "topic": "Ballet", "annotated_sentences": [
+        {"label": f"Ballet_gold{SEP}Ballet is a dance.", "article": "Ballet_gold", "confidence": 0.9},
+        {"label": f"Ballet{SEP}It began in Italy.", "article": "Ballet", "confidence": 0.2},
+    ]}}))
+
+    [context] = wowpp_read(path)
+
+    assert [c.title for c in context.candidates] == ["Ballet", "Ballet"]

@@ -33,7 +33,7 @@ def in_process(settings) -> None:
 class BrokenRanker:
     name = "broken"
 
-    def score(self, context: Sequence[str], candidates: Sequence[Candidate]) -> np.ndarray:
+    def score(self, context: Sequence[str], candidates: Sequence[Candidate], *, topic: str = "") -> np.ndarray:
         raise RuntimeError("CUDA out of memory")
 
 
@@ -44,7 +44,7 @@ class SlowRanker:
         self.seconds = seconds
         self.release = threading.Event()
 
-    def score(self, context: Sequence[str], candidates: Sequence[Candidate]) -> np.ndarray:
+    def score(self, context: Sequence[str], candidates: Sequence[Candidate], *, topic: str = "") -> np.ndarray:
         self.release.wait(self.seconds)
         return np.arange(len(candidates), dtype=np.float32)
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 SEP = " <knowledge_separator> "
 
-# Each context: the turns, then (article, sentence, confidence) candidates.
+# Each context: its topic, the turns, then (article, sentence, confidence) candidates.
 CONTEXTS = [
     (
+        "Dog",
         ["I love dogs, do you?", "Yes! Which dog breeds bark the most?"],
         [
             ("Dog", "Dogs bark to warn their owners of strangers.", 0.9),
@@ -20,6 +21,7 @@ CONTEXTS = [
         ],
     ),
     (
+        "Tea",
         ["Have you ever had green tea?", "I drink tea every morning, it is my favourite beverage."],
         [
             ("Coffee", "Coffee is brewed from roasted coffee beans.", 0.1),
@@ -29,6 +31,7 @@ CONTEXTS = [
         ],
     ),
     (
+        "Mountain",
         ["What do you think about mountains?", "I would like to climb a mountain one day."],
         [
             ("Mount Everest", "Mount Everest is Earth's highest mountain.", 0.5),
@@ -36,6 +39,7 @@ CONTEXTS = [
         ],
     ),  # nothing relevant: skipped by the metrics
     (
+        "Jazz",
         ["Do you like jazz music?", "I love the improvisation in jazz."],
         [
             ("Blues", "Blues originated in the Deep South.", 0.1),
@@ -48,11 +52,11 @@ CONTEXTS = [
 
 def write_wowpp(path: Path, contexts: list = CONTEXTS) -> Path:
     data = {}
-    for number, (turns, candidates) in enumerate(contexts):
+    for number, (topic, turns, candidates) in enumerate(contexts):
         key = str(uuid.UUID(int=number + 1))
         data[key] = {
             "id": key,
-            "topic": candidates[0][0],
+            "topic": topic,
             "turns": turns,
             "annotated_sentences": [
                 {"label": f"{article}{SEP}{sentence}", "article": article, "confidence": confidence,
