@@ -12,7 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from groundwork.env import env_float, env_int, env_str
 
-RANKERS = ("tfidf", "neural", "hybrid")
+RANKERS = ("tfidf", "neural", "hybrid", "learned")
 DEVICES = ("auto", "cpu", "cuda")
 MODES = ("auto", "process", "celery")
 
@@ -20,7 +20,7 @@ MODES = ("auto", "process", "celery")
 @dataclass(frozen=True)
 class RankerConfig:
     ranker: str  # the live ranker of the wizard panel
-    checkpoint: Path | None  # a train_reranker output directory; None = the untrained default weights
+    checkpoint: Path | None  # a train_reranker output directory (cross-encoder or learned); None = none
     device: str
     batch_size: int
     threads: int  # torch intra-op threads in this process; 0 = torch's default
@@ -32,17 +32,23 @@ class RankerConfig:
 def ranker_config() -> RankerConfig:
     raw_checkpoint = env_str("GROUNDWORK_RERANKER_CHECKPOINT").strip()
     checkpoint = Path(raw_checkpoint) if raw_checkpoint else None
-    if checkpoint is not None and not (checkpoint / "reranker.json").is_file():
+    learned = checkpoint is not None and (checkpoint / "learned.json").is_file()
+    if checkpoint is not None and not learned and not (checkpoint / "reranker.json").is_file():
         raise ImproperlyConfigured(
-            f"GROUNDWORK_RERANKER_CHECKPOINT={raw_checkpoint!r} is not a train_reranker checkpoint (no reranker.json)"
+            f"GROUNDWORK_RERANKER_CHECKPOINT={raw_checkpoint!r} is not a train_reranker checkpoint "
+            "(no learned.json nor reranker.json)"
         )
-    # With fine-tuned weights the hybrid is the best measured ranker; without them TF-IDF is.
-    ranker = _choice("GROUNDWORK_RANKER", "hybrid" if checkpoint else "tfidf", RANKERS)
+    # The checkpoint says which ranker it is for; without one only TF-IDF needs no training.
+    default = "tfidf" if checkpoint is None else "learned" if learned else "hybrid"
+    ranker = _choice("GROUNDWORK_RANKER", default, RANKERS)
     if ranker != "tfidf" and checkpoint is None:
         raise ImproperlyConfigured(
-            f"GROUNDWORK_RANKER={ranker} needs GROUNDWORK_RERANKER_CHECKPOINT: the default cross-encoder "
-            "head is untrained until train_reranker has fine-tuned it"
+            f"GROUNDWORK_RANKER={ranker} needs GROUNDWORK_RERANKER_CHECKPOINT: every ranker but tfidf "
+            "must be trained first (train_reranker)"
         )
+    if (ranker == "learned") != learned:
+        kind = "a learned ranker model" if learned else "a cross-encoder checkpoint"
+        raise ImproperlyConfigured(f"GROUNDWORK_RANKER={ranker} does not fit GROUNDWORK_RERANKER_CHECKPOINT ({kind})")
     weight = env_float("GROUNDWORK_RERANK_HYBRID_WEIGHT", 0.5, minimum=0.0)
     if weight > 1.0:
         raise ImproperlyConfigured(f"GROUNDWORK_RERANK_HYBRID_WEIGHT={weight} must be at most 1")

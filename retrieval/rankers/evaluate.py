@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from retrieval.rankers import SentenceRanker, rank_order
 from retrieval.rankers.metrics import ranking_metrics
-from retrieval.rankers.wowpp import RELEVANCE_THRESHOLD, WowppContext
+from retrieval.rankers.wowpp import RELEVANCE_THRESHOLD, WowppContext, wowpp_half
 
 
 def ranker_evaluate(
@@ -27,3 +27,26 @@ def ranker_evaluate(
             progress(1)
 
     return ranking_metrics(rankings())
+
+
+def learned_cross_fit(
+    contexts: Sequence[WowppContext], *, semantic: bool, c: float, threshold: float = RELEVANCE_THRESHOLD,
+    device: str = "auto",
+) -> dict[str, float]:
+    """The learned ranker scored only on contexts it was not trained on: fit on one half of the
+    contexts (wowpp_half), rank the other, then the other way round; the metrics pool both halves.
+    For a single file; with a separate training file, train_reranker then eval_ranker says the same."""
+    from retrieval.rankers.learned import context_features, learned_apply, learned_fit
+
+    features = context_features(contexts, semantic=semantic, device=device)
+    halves = [wowpp_half(context.id) for context in contexts]
+    rankings: list[list[bool]] = []
+    for held_out in ("a", "b"):
+        train = [i for i, half in enumerate(halves) if half != held_out]
+        model = learned_fit([features[i] for i in train], [contexts[i] for i in train], semantic=semantic, c=c,
+                            threshold=threshold)
+        for i, half in enumerate(halves):
+            relevant = contexts[i].relevant(threshold)
+            if half == held_out and relevant.any():
+                rankings.append([bool(relevant[j]) for j in rank_order(learned_apply(model, features[i]))])
+    return ranking_metrics(rankings)

@@ -11,6 +11,7 @@ from retrieval.rankers.hybrid import HybridRanker
 from retrieval.rankers.tfidf import TfidfRanker
 
 _neural: dict[tuple[Path | None, str, int], SentenceRanker] = {}
+_learned: dict[tuple[Path, str], SentenceRanker] = {}
 _lock = threading.Lock()
 
 
@@ -19,12 +20,14 @@ def ranker_get(
 ) -> SentenceRanker:
     if name == "tfidf":
         return TfidfRanker()
+    if name == "learned":
+        return _learned_get(checkpoint, device)
     neural = _neural_get(checkpoint, device, batch_size)
     if name == "neural":
         return neural
     if name == "hybrid":
         return HybridRanker(tfidf=TfidfRanker(), neural=neural, weight=hybrid_weight)
-    raise ValueError(f"unknown ranker {name!r} (tfidf, neural or hybrid)")
+    raise ValueError(f"unknown ranker {name!r} (tfidf, neural, hybrid or learned)")
 
 
 def live_ranker() -> SentenceRanker:
@@ -49,3 +52,15 @@ def _neural_get(checkpoint: Path | None, device: str, batch_size: int) -> Senten
         if key not in _neural:
             _neural[key] = NeuralRanker(checkpoint=checkpoint, device=device, batch_size=batch_size)
         return _neural[key]
+
+
+def _learned_get(checkpoint: Path | None, device: str) -> SentenceRanker:
+    from retrieval.rankers.learned import LearnedRanker, learned_load
+
+    if checkpoint is None:
+        raise ValueError("the learned ranker needs a model directory (train_reranker --model learned)")
+    key = (checkpoint.resolve(), device)
+    with _lock:
+        if key not in _learned:
+            _learned[key] = LearnedRanker(learned_load(checkpoint), device=device)
+        return _learned[key]

@@ -66,3 +66,23 @@ def write_wowpp(path: Path, contexts: list = CONTEXTS) -> Path:
         }
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+def placement_contexts(n: int) -> list:
+    """Contexts whose relevant sentence is always the first one of the topic's article, while the
+    turns share their words with another article: a rule the learned ranker can pick up from
+    placement features, and that word overlap alone gets wrong."""
+    contexts = []
+    for number in range(n):
+        topic, other = f"Island{number}", f"Harbour{number}"
+        contexts.append((
+            topic,
+            [f"Tell me about {topic}.", f"I heard the ferry boats in the harbour are old, crew number {number}."],
+            [
+                (topic, f"{topic} is a volcanic island in the south.", 0.9),
+                (topic, f"Its population grew after {1900 + number}.", 0.1),
+                (other, f"Ferry boats in the harbour carry an old crew, number {number}.", 0.2),
+                (other, f"The harbour was dredged in {1950 + number}.", 0.0),
+            ],
+        ))
+    return contexts

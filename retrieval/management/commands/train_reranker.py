@@ -1,5 +1,8 @@
 """python manage.py train_reranker --wowpp FILE [--wowpp FILE ...] --out DIR [--half a|b]
-[--epochs 1] [--batch-size 16] [--lr 2e-5] [--max-length 128] [--max-steps N] [--init CHECKPOINT]
+[--model cross-encoder|learned]
+cross-encoder: [--epochs 1] [--batch-size 16] [--lr 2e-5] [--max-length 128] [--max-steps N]
+               [--init CHECKPOINT]
+learned:       [--lexical-only] [--c 1.0]
 [--device auto|cpu|cuda] [--threads N]"""
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from retrieval.rankers.wowpp import RELEVANCE_THRESHOLD, WowppError, wowpp_read
 
 
 class Command(BaseCommand):
-    help = ("Fine-tune the cross-encoder reranker on WOW++ relevance (positive iff confidence >= threshold) "
-            "and save a checkpoint for GROUNDWORK_RERANKER_CHECKPOINT.")
+    help = ("Train a reranker on WOW++ relevance (positive iff confidence >= threshold): fine-tune the "
+            "cross-encoder, or fit the learned ranker; save it for GROUNDWORK_RERANKER_CHECKPOINT.")
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--wowpp", action="append", type=Path, required=True,
@@ -24,6 +27,12 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, required=True, help="checkpoint directory to write")
         parser.add_argument("--half", choices=["a", "b"],
                             help="train on one half of the contexts (split by id hash); eval_ranker --half takes the other")
+        parser.add_argument("--model", choices=["cross-encoder", "learned"], default="cross-encoder",
+                            help="cross-encoder: fine-tune MiniLM (a GPU helps); learned: a logistic regression "
+                                 "over lexical, placement and MiniLM-similarity features (minutes on a CPU)")
+        parser.add_argument("--lexical-only", action="store_true",
+                            help="learned: leave out the MiniLM features (no torch when ranking)")
+        parser.add_argument("--c", type=float, default=None, help="learned: inverse regularisation strength")
         parser.add_argument("--init", type=Path, help="continue from this checkpoint (default: the untrained MiniLM)")
         parser.add_argument("--epochs", type=int, default=1)
         parser.add_argument("--batch-size", type=int, default=16)
@@ -43,11 +52,11 @@ class Command(BaseCommand):
             raise CommandError("--max-length must be at least 16")
         if options["init"] is not None and not (options["init"] / "reranker.json").is_file():
             raise CommandError(f"--init {options['init']}: not a train_reranker checkpoint")
-        import torch
-
-        from retrieval.rankers.train import EpochReport, reranker_train, wowpp_pairs
-
+        if options["c"] is not None and not options["c"] > 0:
+            raise CommandError("--c must be positive")
         if options["threads"]:
+            import torch
+
             torch.set_num_threads(options["threads"])
         contexts = []
         for path in options["wowpp"]:
@@ -55,6 +64,12 @@ class Command(BaseCommand):
                 contexts += wowpp_read(path, half=options["half"])
             except (OSError, WowppError) as error:
                 raise CommandError(str(error)) from error
+        if options["model"] == "learned":
+            self.train_learned(contexts, options)
+            return
+
+        from retrieval.rankers.train import EpochReport, reranker_train, wowpp_pairs
+
         pairs = wowpp_pairs(contexts, threshold=options["threshold"])
         if not pairs:
             raise CommandError("no annotated sentences to train on")
@@ -76,3 +91,22 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"Saved {options['out']} after {meta['steps']} steps in {time.perf_counter() - started:.0f} s "
                           f"on {meta['device']}.")
+
+    def train_learned(self, contexts: list[Any], options: dict[str, Any]) -> None:
+        from retrieval.rankers.learned import DEFAULT_C, LearnedModelError, learned_save, learned_train
+
+        semantic = not options["lexical_only"]
+        self.stdout.write(f"Fitting the learned ranker ({'lexical + MiniLM' if semantic else 'lexical'} features) "
+                          f"on {len(contexts)} contexts.")
+        started = time.perf_counter()
+        try:
+            model = learned_train(
+                contexts, semantic=semantic, c=options["c"] or DEFAULT_C, threshold=options["threshold"],
+                device=options["device"],
+                meta={"trained_on": [str(p) for p in options["wowpp"]], "half": options["half"]},
+            )
+        except LearnedModelError as error:
+            raise CommandError(str(error)) from error
+        path = learned_save(model, options["out"])
+        self.stdout.write(f"{model['pairs']} pairs ({model['positives']} relevant); saved {path} "
+                          f"in {time.perf_counter() - started:.0f} s.")
