@@ -6,7 +6,8 @@ background (the embedded mode's in-process reranking).
                                              [--threads 0] [--batch-size 32]
 
 Latency does not depend on whether the cross-encoder's head is trained, so without --checkpoint
-the default MiniLM weights are timed. GPU figures appear only on a machine with CUDA."""
+the default MiniLM weights are timed; likewise the learned ranker is timed with placeholder weights
+(lexical: its TF-IDF and placement features; semantic: plus one MiniLM encoding of the panel). GPU figures appear only on a machine with CUDA."""
 
 from __future__ import annotations
 
@@ -52,20 +53,40 @@ def main() -> None:
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() and args.device != "cpu" else [])
     print(f"{len(candidates)} candidates, {len(CONTEXT)} context turns, {args.runs} runs, "
           f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads, batch {args.batch_size}")
-    print(f"{'ranker':<10}{'device':<8}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}")
+    print(f"{'ranker':<12}{'device':<6}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}")
     for device in devices:
         for name in ("tfidf", "neural", "hybrid"):
             if name == "tfidf" and device != "cpu":
                 continue
             ranker = ranker_get(name, checkpoint=args.checkpoint, device=device, batch_size=args.batch_size)
-            times = timed(lambda: ranker.score(CONTEXT, candidates), args.runs if name != "tfidf" else 200)
-            cuts = statistics.quantiles(times, n=100, method="inclusive")
-            print(f"{name:<10}{device:<8}{cuts[49]:>10.1f}{cuts[98]:>10.1f}{max(times):>10.1f}", flush=True)
+            report(name, device, timed(lambda: ranker.score(CONTEXT, candidates), args.runs if name != "tfidf" else 200))
+        for semantic in (False, True):
+            if not semantic and device != "cpu":
+                continue
+            ranker = placeholder_learned(semantic, device)
+            runs = args.runs if semantic else 200
+            report("learned" + ("" if semantic else "-lex"), device,
+                   timed(lambda: ranker.score(CONTEXT, candidates, topic="Jazz"), runs))
     if not torch.cuda.is_available():
         print("GPU: not measured (no CUDA device on this machine)")
     lag_idle, lag_busy, reranks = asyncio.run(event_loop_lag(candidates, args))
     print(f"\nevent loop lag (a 10 ms timer in the chat's loop), p99 / max: idle {lag_idle[0]:.1f} / {lag_idle[1]:.1f} ms; "
           f"during {reranks} back-to-back in-process neural reranks {lag_busy[0]:.1f} / {lag_busy[1]:.1f} ms")
+
+
+def report(name: str, device: str, times: list[float]) -> None:
+    cuts = statistics.quantiles(times, n=100, method="inclusive")
+    print(f"{name:<12}{device:<6}{cuts[49]:>10.1f}{cuts[98]:>10.1f}{max(times):>10.1f}", flush=True)
+
+
+def placeholder_learned(semantic: bool, device: str):
+    from retrieval.rankers.features import feature_names
+    from retrieval.rankers.learned import KIND, LearnedRanker
+
+    size = len(feature_names(semantic=semantic))
+    model = {"kind": KIND, "semantic": semantic, "features": list(feature_names(semantic=semantic)),
+             "mean": [0.0] * size, "scale": [1.0] * size, "coef": [1.0] * size, "intercept": 0.0}
+    return LearnedRanker(model, device=device)
 
 
 def demo_candidates() -> list:

@@ -19,7 +19,7 @@ _lock = threading.Lock()
 
 
 class Embedder:
-    def __init__(self, *, device: str = "auto", batch_size: int = 64) -> None:
+    def __init__(self, *, device: str = "auto", batch_size: int = 16) -> None:
         self.device = pick_device(device).type
         self.batch_size = batch_size
         with _lock:  # one copy per process and device: loading takes seconds and ~90 MB
