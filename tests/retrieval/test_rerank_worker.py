@@ -44,6 +44,9 @@ def test_it_reranks_on_a_worker(rerank_worker) -> None:
 
     assert ranked is not None
     assert [p["title"] for p in ranked] == ["Jazz", "Tea"]
+    # The topic travels with the task: with turns that match nothing, it decides.
+    by_topic = rerank_passages(context=["Any tips?"], topic="Jazz", passages=PASSAGES, timeout_s=10)
+    assert [p["title"] for p in by_topic] == ["Jazz", "Tea"]  # without the topic: the input order, Tea first
 
 
 def test_without_a_worker_the_caller_gets_none_after_the_timeout(settings) -> None:
