@@ -1,5 +1,6 @@
-"""Sentence rankers: score candidate knowledge sentences against a dialogue context. One interface,
-a TF-IDF, a neural (cross-encoder, torch) and a hybrid implementation; used by the WoW wizard panel
+"""Sentence rankers: score candidate knowledge sentences against a dialogue context. One interface;
+TF-IDF, neural (cross-encoder, torch), hybrid and learned (features + logistic regression)
+implementations; used by the WoW wizard panel
 (reranking) and reusable by anything that must order facts for a context (the Curiosity fact bank)."""
 
 from __future__ import annotations
