@@ -1,6 +1,36 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
 from django.contrib import admin
 
-from collect.models import Assignment, Campaign, CuriosityDialog, Message, Persona, Room, Worker
+from collect.models import Assignment, Campaign, CuriosityDialog, Message, Persona, Protocol, Room, Worker
+
+
+class CampaignForm(forms.ModelForm):
+    class Meta:
+        model = Campaign
+        fields = "__all__"
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if cleaned.get("protocol") != Protocol.CURIOSITY or not {"knowledge_source", "protocol_config"} <= set(cleaned):
+            return cleaned
+        # Imported on use: every process loads admin.py, and this module pulls in scikit-learn.
+        from collect.protocols.curiosity import campaign_problems
+
+        # Otherwise these surface only when the first two workers are paired.
+        draft = Campaign(
+            slug=cleaned.get("slug", ""),
+            protocol=Protocol.CURIOSITY,
+            knowledge_source=cleaned["knowledge_source"],
+            protocol_config=cleaned["protocol_config"],
+        )
+        problems = campaign_problems(draft)
+        if problems:
+            self.add_error("protocol_config", problems)
+        return cleaned
 
 
 class PersonaInline(admin.TabularInline):
@@ -10,6 +40,7 @@ class PersonaInline(admin.TabularInline):
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
+    form = CampaignForm
     list_display = ["name", "slug", "protocol", "is_active", "knowledge_source", "created"]
     list_filter = ["protocol", "is_active"]
     prepopulated_fields = {"slug": ["name"]}

@@ -6,7 +6,8 @@
 Imported dialogs keep the split file they came from and every field they had; collected ones are
 split by hashing, like the WoW exporter: hash(seed, topic) holds a topic out entirely
 (`test_zero`, unseen topics), hash(seed, room) picks val / test / train among the others. All
-exported campaigns must share one knowledge source: its fact db is the one the `fid`s refer to.
+exported campaigns must share one knowledge source: its fact db is the one the `fid`s refer to; and
+no two exported dialogs may share a `dialog_id`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any, Iterator
+
+from django.db.models import BigIntegerField, Count, Exists, OuterRef, QuerySet
+from django.db.models.functions import Coalesce
 
 from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, stable_fraction
 from collect.models import Assignment, Campaign, CuriosityDialog, Message, Protocol, RoomStatus
@@ -23,6 +27,7 @@ SPLITS = ("train", "val", "test", "test_zero")
 FILES = {split: f"curiosity_dialogs.{split}.json" for split in SPLITS}
 DB_FILE = "wiki_sql.sqlite.db"
 ABSENT = "__absent__"  # in `extra`: standard keys an imported dialog or message did not have
+REPORTED_IDS = 10  # shared dialog_ids named in the error; the rest are counted
 FLAG_DEFAULTS = {"inferred_steps": False, "shuffle_facts": True, "is_annotated": False, "reported": False, "annotated": False}
 
 _DIALOG_FIELDS = (
@@ -39,13 +44,14 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
     if len(sources) != 1:
         slugs = ", ".join(sorted(c.slug for c in campaigns))
         raise ExportError(f"the campaigns ({slugs}) use {len(sources)} knowledge sources; export one source at a time with --campaign")
+    statuses = [RoomStatus.COMPLETE] + ([RoomStatus.INCOMPLETE] if options.include_incomplete else [])
+    dialogs = CuriosityDialog.objects.filter(room__campaign__in=campaigns, room__status__in=statuses)
+    _refuse_shared_dialog_ids(dialogs)
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
         checksum = factdb_write(source_id=sources[0], path=out_dir / DB_FILE)
     except FactDbError as error:
         raise ExportError(str(error)) from error
-    statuses = [RoomStatus.COMPLETE] + ([RoomStatus.INCOMPLETE] if options.include_incomplete else [])
-    dialogs = CuriosityDialog.objects.filter(room__campaign__in=campaigns, room__status__in=statuses)
     skipped = 0
     with dialog_files(out_dir, [FILES[s] for s in SPLITS], checksum) as files:
         for dialog, messages, ids in iter_dialogs(dialogs, chunk_size=options.chunk_size):
@@ -71,6 +77,36 @@ def _campaigns(options: ExportOptions) -> list[Campaign]:
     if not campaigns:
         raise ExportError("there is no Curiosity campaign to export")
     return campaigns
+
+
+def _refuse_shared_dialog_ids(dialogs: QuerySet[CuriosityDialog]) -> None:
+    """Readers key dialogs by dialog_id, so two with one id (a release imported into two campaigns,
+    collected ids meeting imported ones) would silently become one; refuse before writing a file."""
+    exported = dialogs.filter(Exists(Message.objects.filter(room_id=OuterRef("room_id")))).annotate(
+        exported_id=Coalesce("dialog_id", "pk", output_field=BigIntegerField())
+    )
+    counts = exported.values("exported_id").annotate(n=Count("pk")).filter(n__gt=1).order_by("exported_id")
+    shared = list(counts.values_list("exported_id", flat=True))
+    if not shared:
+        return
+    holders: dict[int, list[str]] = {}
+    rows = exported.filter(exported_id__in=shared[:REPORTED_IDS]).order_by("exported_id", "room__campaign__slug", "pk")
+    for dialog_id, slug, end_reason, split in rows.values_list("exported_id", "room__campaign__slug", "room__end_reason", "split"):
+        holders.setdefault(dialog_id, []).append(f"campaign {slug!r} ({_origin(end_reason, split)})")
+    lines = [f"  dialog_id {dialog_id}: {'; '.join(where)}" for dialog_id, where in holders.items()]
+    if len(shared) > REPORTED_IDS:
+        lines.append(f"  ... and {len(shared) - REPORTED_IDS} more")
+    raise ExportError(
+        f"{len(shared)} dialog_id(s) would each be carried by more than one exported dialog; a dialog_id must be "
+        "unique within one export (export the campaigns separately with --campaign):\n" + "\n".join(lines)
+    )
+
+
+def _origin(end_reason: str, split: str) -> str:
+    # The importer ends its rooms with "imported"; every other room was collected here.
+    if end_reason != "imported":
+        return "collected"
+    return f"imported from {FILES[split]}" if split in FILES else "imported"
 
 
 def iter_dialogs(dialogs: Any, *, chunk_size: int) -> Iterator[tuple[dict, list[dict], dict[str, str]]]:

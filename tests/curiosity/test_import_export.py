@@ -128,7 +128,7 @@ def test_the_commands_import_and_export_a_release(release: dict, tmp_path: Path)
 
 def test_dialogs_without_a_split_are_split_by_hash_and_unseen_topic(release: dict, tmp_path: Path) -> None:
     ids = write_factdb(tmp_path / "same.db")  # same content as the release's db
-    dialogs = [dialog(100 + i, topic, ids[topic]) for i in range(20) for topic in ("Namibia", "Tahiti")]
+    dialogs = [dialog(100 + i, topic, ids[topic]) for i, topic in enumerate(["Namibia", "Tahiti"] * 20)]
     path = write_dialogs(tmp_path / "collected.json", dialogs, release["checksum"])
     assert curiosity_import(path=path, facts=release["db"], campaign="mixed").split == ""
     for seed in range(50):

@@ -1,0 +1,91 @@
+"""Saving a campaign in the admin: a Curiosity campaign that could not open a room is refused with
+what is wrong; a good one, and any WoW campaign, saves."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.utils.html import escape
+
+from collect.models import Campaign
+from retrieval.models import KnowledgeSource
+from tests.curiosity.conftest import make_campaign
+
+pytestmark = pytest.mark.django_db
+
+ADD_URL = "/admin/collect/campaign/add/"
+BAD_TOPICS = ["Atlantis", {"title": "Tahiti", "aspects": ["History"]}]
+PROBLEMS = [
+    "topic 'Atlantis' is not an article of the knowledge source",
+    "topic 'Tahiti' has fewer than 2 aspects (sections)",
+    "no topic can open a room",
+]
+
+
+def campaign_form(source: KnowledgeSource, *, protocol: str = "curiosity", config: Any = None, slug: str = "trial") -> dict:
+    """Every field of the admin's add form, as a browser posts it (with an empty personas inline)."""
+    return {
+        "slug": slug,
+        "name": "Trial",
+        "protocol": protocol,
+        "knowledge_source": source.pk,
+        "is_active": "on",
+        "min_turns": 4,
+        "max_turns": 5,
+        "turn_limit": 12,
+        "wait_timeout_seconds": 300,
+        "disconnect_grace_seconds": 60,
+        "completion_code": "ABCD1234",
+        "completion_url": "",
+        "instructions": "",
+        "protocol_config": json.dumps(config if config is not None else {}),
+        "personas-TOTAL_FORMS": 0,
+        "personas-INITIAL_FORMS": 0,
+        "personas-MIN_NUM_FORMS": 0,
+        "personas-MAX_NUM_FORMS": 1000,
+    }
+
+
+def test_it_refuses_a_curiosity_campaign_that_cannot_open_rooms(admin_client: Client, facts_source: KnowledgeSource) -> None:
+    response = admin_client.post(ADD_URL, campaign_form(facts_source, config={"topics": BAD_TOPICS}))
+    assert response.status_code == 200  # the form again, not a redirect to the list
+    assert response.context["adminform"].form.errors["protocol_config"] == PROBLEMS
+    for problem in PROBLEMS:
+        assert escape(problem) in response.content.decode()
+    assert not Campaign.objects.filter(slug="trial").exists()
+
+
+def test_it_refuses_a_config_that_is_not_a_curiosity_config(admin_client: Client, facts_source: KnowledgeSource) -> None:
+    response = admin_client.post(ADD_URL, campaign_form(facts_source, config={"topics": ["Namibia"], "context_turns": 0}))
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["protocol_config"] == [
+        "protocol_config.context_turns must be a whole number of at least 1, not 0"
+    ]
+    assert not Campaign.objects.filter(slug="trial").exists()
+
+
+def test_it_saves_a_good_curiosity_campaign(admin_client: Client, facts_source: KnowledgeSource) -> None:
+    response = admin_client.post(ADD_URL, campaign_form(facts_source, config={"topics": ["Namibia", "Tahiti"]}))
+    assert response.status_code == 302
+    campaign = Campaign.objects.get(slug="trial")
+    assert campaign.protocol == "curiosity" and campaign.protocol_config == {"topics": ["Namibia", "Tahiti"]}
+
+
+def test_it_leaves_a_campaign_unchanged_when_an_edit_breaks_it(admin_client: Client, facts_source: KnowledgeSource) -> None:
+    campaign = make_campaign(facts_source, topics=["Namibia"])
+    form = campaign_form(facts_source, config={"topics": BAD_TOPICS}, slug=campaign.slug)
+    response = admin_client.post(f"/admin/collect/campaign/{campaign.pk}/change/", form)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["protocol_config"] == PROBLEMS
+    campaign.refresh_from_db()
+    assert campaign.protocol_config == {"topics": ["Namibia"]} and campaign.min_turns == 2
+
+
+def test_a_wow_campaign_saves_as_before(admin_client: Client, facts_source: KnowledgeSource) -> None:
+    # The same config a Curiosity campaign is refused for: WoW does not read it.
+    response = admin_client.post(ADD_URL, campaign_form(facts_source, protocol="wow", config={"topics": BAD_TOPICS}))
+    assert response.status_code == 302
+    assert Campaign.objects.get(slug="trial").protocol == "wow"
