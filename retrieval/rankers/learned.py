@@ -131,10 +131,6 @@ def learned_load(directory: Path) -> dict[str, Any]:
     return model
 
 
-def is_learned(directory: Path) -> bool:
-    return (directory / MODEL_FILE).is_file()
-
-
 def _finite(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and bool(np.isfinite(value))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Hashable
 from pathlib import Path
 
 from retrieval.rankers import SentenceRanker
@@ -10,8 +11,7 @@ from retrieval.rankers.config import ranker_config
 from retrieval.rankers.hybrid import HybridRanker
 from retrieval.rankers.tfidf import TfidfRanker
 
-_neural: dict[tuple[Path | None, str, int], SentenceRanker] = {}
-_learned: dict[tuple[Path, str], SentenceRanker] = {}
+_built: dict[Hashable, SentenceRanker] = {}
 _lock = threading.Lock()
 
 
@@ -47,11 +47,8 @@ def live_ranker() -> SentenceRanker:
 def _neural_get(checkpoint: Path | None, device: str, batch_size: int) -> SentenceRanker:
     from retrieval.rankers.neural import NeuralRanker  # torch + transformers: only when asked for
 
-    key = (checkpoint.resolve() if checkpoint else None, device, batch_size)
-    with _lock:
-        if key not in _neural:
-            _neural[key] = NeuralRanker(checkpoint=checkpoint, device=device, batch_size=batch_size)
-        return _neural[key]
+    key = ("neural", checkpoint.resolve() if checkpoint else None, device, batch_size)
+    return _once(key, lambda: NeuralRanker(checkpoint=checkpoint, device=device, batch_size=batch_size))
 
 
 def _learned_get(checkpoint: Path | None, device: str) -> SentenceRanker:
@@ -59,8 +56,11 @@ def _learned_get(checkpoint: Path | None, device: str) -> SentenceRanker:
 
     if checkpoint is None:
         raise ValueError("the learned ranker needs a model directory (train_reranker --model learned)")
-    key = (checkpoint.resolve(), device)
+    return _once(("learned", checkpoint.resolve(), device), lambda: LearnedRanker(learned_load(checkpoint), device=device))
+
+
+def _once(key: Hashable, build: Callable[[], SentenceRanker]) -> SentenceRanker:
     with _lock:
-        if key not in _learned:
-            _learned[key] = LearnedRanker(learned_load(checkpoint), device=device)
-        return _learned[key]
+        if key not in _built:
+            _built[key] = build()
+        return _built[key]
