@@ -6,9 +6,10 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVICE_VARS := DATABASE_URL REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
 
-.PHONY: run test install install-dev chromium migrate demo bench clean
+.PHONY: run run-prod haproxy test install install-dev chromium migrate demo bench clean
 
 $(BIN)/python:
+	@echo "First run: creating .venv and installing the dependencies (torch included); this takes a few minutes."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
@@ -38,7 +39,21 @@ demo: migrate
 
 run: demo
 	@$(BIN)/python manage.py print_links --base http://$(HOST):$(PORT)
-	$(BIN)/daphne -b $(HOST) -p $(PORT) groundwork.asgi:application
+	$(BIN)/python -m groundwork.serve -b $(HOST) -p $(PORT) groundwork.asgi:application
+
+# The production topology on this machine (docs/deployment.md): NODES daphne processes behind
+# HAProxy on PROD_PORT, Celery workers and beat, against DATABASE_URL and REDIS_URL.
+NODES ?= 2
+PROD_PORT ?= 8080
+
+haproxy:
+	@command -v haproxy >/dev/null 2>&1 || { \
+		echo "Installing Debian's haproxy for make run-prod"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq haproxy >/dev/null; }
+
+run-prod: install haproxy
+	$(BIN)/python -m groundwork.topology --nodes $(NODES) --port $(PROD_PORT)
 
 # Pass 1: the embedded default (SQLite, in-memory layer, in-process tasks), whatever the environment.
 # Pass 2: the same tests on PostgreSQL + Redis, when DATABASE_URL / REDIS_URL are set (as .ci/run does).
@@ -56,6 +71,8 @@ bench: install-dev
 	$(BIN)/python bench/knowledge_latency.py
 	$(BIN)/python bench/export_speed.py
 	$(BIN)/python bench/curiosity_factbank.py
+	$(BIN)/python bench/duconv_graph.py
+	$(BIN)/python bench/sweep_cost.py
 	@if [ -n "$$DATABASE_URL" ]; then $(BIN)/python bench/annotation_load.py --think-ms 1000; \
 	else echo "bench/annotation_load.py skipped: it needs a PostgreSQL DATABASE_URL"; fi
 

@@ -34,9 +34,18 @@ DIALOG_ACTS: tuple[str, ...] = (
 class JobKind(models.TextChoices):
     RELEVANCE = "relevance", "Knowledge relevance (WOW++)"
     DIALOG_ACTS = "dialog_acts", "Dialog acts (Curiosity)"
+    DUCONV_EVAL = "duconv_eval", "DuConv human evaluation (coherence, goal completion)"
+    PAIRWISE = "pairwise", "Pairwise comparison of two conversations (ACUTE-Eval)"
 
 
-DEFAULT_OVERLAP = {JobKind.RELEVANCE: 10, JobKind.DIALOG_ACTS: 2}
+DEFAULT_OVERLAP = {JobKind.RELEVANCE: 10, JobKind.DIALOG_ACTS: 2, JobKind.DUCONV_EVAL: 3, JobKind.PAIRWISE: 3}
+
+
+class PairwiseQuestion(models.TextChoices):
+    ENGAGING = "engaging"
+    INTERESTING = "interesting"
+    HUMANLIKE = "humanlike"
+    KNOWLEDGEABLE = "knowledgeable"
 
 
 class Job(models.Model):
@@ -53,6 +62,7 @@ class Job(models.Model):
     review_min_gold_score = models.FloatField(default=0.7, help_text="Annotators whose mean gold score is lower are flagged")
     review_min_agreement = models.FloatField(default=0.5, help_text="... and those agreeing less with the majority")
     candidates = models.JSONField(default=dict, blank=True, help_text="Relevance: how candidates were chosen (see services.candidates)")
+    question = models.CharField(max_length=20, choices=PairwiseQuestion.choices, blank=True, help_text="Pairwise: the ACUTE-Eval question asked")
     source = models.JSONField(default=dict, blank=True, help_text="Where the items came from (campaigns or an imported file)")
     completion_code = models.CharField(max_length=40, blank=True, help_text="Shown once an annotator has nothing left to do")
     created = models.DateTimeField(auto_now_add=True)
@@ -69,14 +79,15 @@ class ItemRole(models.TextChoices):
 
 class Item(models.Model):
     """One thing to label. Relevance payload: topic, turns, candidates [{article, sentence}] and the
-    WOW++ context fields; dialog-act payload: topic, aspects, messages [{sender, text}]."""
+    WOW++ context fields; dialog-act payload: topic, aspects, messages [{sender, text}]; pairwise
+    payload: conversations {"a", "b"} (see services.pairs) and which of them is shown on the left."""
 
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="items")
     key = models.CharField(max_length=100, help_text="The dialogue id in the dataset (WOW++ uuid, Curiosity dialog_id)")
     role = models.CharField(max_length=20, choices=ItemRole.choices, default=ItemRole.TASK)
     position = models.PositiveIntegerField(default=0)
     payload = models.JSONField()
-    gold = models.JSONField(null=True, blank=True, help_text='Known answer: {"selected": [ids]} or {"acts": [[act, ...], ...]}')
+    gold = models.JSONField(null=True, blank=True, help_text='Known answer: {"selected": [ids]}, {"acts": [[act, ...], ...]} or {"winner": "a"|"b"}')
     # Finished imported relevance items: {"annotators": n, "selected": [votes per candidate]}.
     imported_tally = models.JSONField(null=True, blank=True)
     room = models.ForeignKey("collect.Room", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -120,7 +131,7 @@ class Assignment(models.Model):
     assigned_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
-    answer = models.JSONField(null=True, blank=True, help_text='{"selected": [ids]} or {"acts": [[act, ...], ...]}')
+    answer = models.JSONField(null=True, blank=True, help_text='{"selected": [ids]}, {"acts": [[act, ...], ...]} or {"winner", "choice", "reason"}')
     time_spent_ms = models.PositiveIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True, help_text="Gold and qualification items: agreement with the known answer")
     report_reason = models.TextField(blank=True, help_text="Dialog acts: why the annotator reported the dialog")

@@ -10,14 +10,24 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate.charts import Chart, column_chart, row_chart
+from annotate.acts import ACT_GUIDE
+from collect.charts import Chart, column_chart, row_chart
+from annotate.duconv import duconv_rubric
+from annotate.evaluation.charts import IntervalChart, interval_chart
 from annotate.identity import worker_from_link
 from annotate.models import DIALOG_ACTS, Job, JobKind
 from annotate.selectors.progress import job_progress, worker_progress
 from annotate.selectors.report import annotation_report
 from annotate.services import AnnotationError
-from collect.models import Worker
+from collect.models import Campaign, Protocol, Worker
+from collect.ratelimit_views import rate_limited
 
+TEMPLATES = {
+    JobKind.RELEVANCE: "annotate/relevance.html",
+    JobKind.DIALOG_ACTS: "annotate/dialog_acts.html",
+    JobKind.PAIRWISE: "annotate/pairwise.html",
+    JobKind.DUCONV_EVAL: "annotate/duconv_eval.html",
+}
 # Keyboard shortcuts of the dialog-act screen: one keyboard row per act family.
 ACT_KEYS = dict(zip(DIALOG_ACTS, "1234qweasdzxcvbn"))
 
@@ -26,6 +36,7 @@ def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpR
     return render(request, "collect/error.html", {"title": title, "message": message}, status=status)
 
 
+@rate_limited("joins")
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     job = Job.objects.filter(slug=slug).first()
     if job is None:
@@ -47,7 +58,7 @@ def work(request: HttpRequest, slug: str) -> HttpResponse:
     worker = Worker.objects.filter(pk=request.session.get("worker_id", -1)).first()
     if worker is None:
         return _error(request, 403, "Use your link", "Open this job through the link you were given.")
-    template = "annotate/relevance.html" if job.kind == JobKind.RELEVANCE else "annotate/dialog_acts.html"
+    template = TEMPLATES[job.kind]
     return render(
         request,
         template,
@@ -56,7 +67,8 @@ def work(request: HttpRequest, slug: str) -> HttpResponse:
             "progress": worker_progress(job=job, worker=worker),
             "next_url": reverse("annotate-api:next", args=[slug]),
             "answer_url": reverse("annotate-api:answer", args=[0]),
-            "act_keys": [(act, key, act.split("_")[0]) for act, key in ACT_KEYS.items()],
+            "act_keys": [(guide, ACT_KEYS[guide.act], guide.act.split("_")[0]) for guide in ACT_GUIDE],
+            "rubric": duconv_rubric(),
         },
     )
 
@@ -64,7 +76,8 @@ def work(request: HttpRequest, slug: str) -> HttpResponse:
 @staff_member_required
 def jobs(request: HttpRequest) -> HttpResponse:
     rows = [{"job": job, "progress": job_progress(job=job)} for job in Job.objects.order_by("-created")]
-    return render(request, "annotate/jobs.html", {"rows": rows})
+    evaluations = Campaign.objects.filter(protocol=Protocol.MODEL_CHAT).order_by("name")
+    return render(request, "annotate/jobs.html", {"rows": rows, "evaluations": evaluations})
 
 
 @staff_member_required
@@ -74,23 +87,51 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
         return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”.")
     data = annotation_report(job=job)
     join_url = request.build_absolute_uri(reverse("annotate:join", args=[slug]))
-    return render(request, "annotate/report.html", {"job": job, "report": data, "charts": _charts(data), "join_url": join_url})
+    context = {"job": job, "report": data, "join_url": join_url, "charts": [], "interval_charts": []}
+    if "pairwise" in data:
+        context["interval_charts"] = [leaderboard_chart(data["pairwise"]["leaderboard"])] if data["pairwise"]["leaderboard"] else []
+    else:
+        context["charts"] = _charts(data)
+    return render(request, "annotate/report.html", context)
 
 
 def _charts(data: dict[str, Any]) -> list[Chart]:
     if "relevance" in data:
-        relevance = data["relevance"]
-        histogram = relevance["relevant_per_item"]["histogram"]
-        top = max((int(k) for k in histogram), default=0)
-        per_turn = [(str(k), histogram.get(str(k), 0)) for k in range(top + 1)]
+        charts = []
+        # Complete items' charts once there are any; during a pilot, the partial ones, labeled.
+        if data["relevance"]["items"] or "partial" not in data:
+            charts += _relevance_charts(data["relevance"], "")
+        if "partial" in data:
+            partial = data["partial"]
+            charts += _relevance_charts(partial["relevance"], f" — partial: {partial['items']} items, {partial['partial_items']} still voting")
+        return charts
+    if "duconv" in data:
+        rows = data["duconv"]["goal_completion"]
+        human = [(str(score), sum(1 for r in rows if round(r["human_mean"]) == score)) for score in range(3)]
+        auto = [(str(score), sum(1 for r in rows if r["auto"] == score)) for score in range(3)]
         return [
-            column_chart("Relevant sentences per turn", per_turn, x_label="relevant sentences", y_label="turns"),
-            column_chart(
-                "Confidence of each candidate sentence",
-                list(relevance["confidence_histogram"].items()),
-                x_label="share of annotators who selected it",
-                y_label="sentences",
-            ),
+            column_chart("Goal completion: annotators (rounded mean)", human, x_label="score", y_label="dialogues"),
+            column_chart("Goal completion: computed from marked triples", auto, x_label="score", y_label="dialogues"),
         ]
     frequency = data["dialog_acts"]["act_frequency"]
     return [row_chart("Dialog acts (majority labels)", list(frequency.items()), x_label="messages")]
+
+
+def _relevance_charts(relevance: dict[str, Any], suffix: str) -> list[Chart]:
+    histogram = relevance["relevant_per_item"]["histogram"]
+    top = max((int(k) for k in histogram), default=0)
+    per_turn = [(str(k), histogram.get(str(k), 0)) for k in range(top + 1)]
+    return [
+        column_chart(f"Relevant sentences per turn{suffix}", per_turn, x_label="relevant sentences", y_label="turns"),
+        column_chart(
+            f"Confidence of each candidate sentence{suffix}",
+            list(relevance["confidence_histogram"].items()),
+            x_label="share of annotators who selected it",
+            y_label="sentences",
+        ),
+    ]
+
+
+def leaderboard_chart(board: dict[str, dict[str, Any]]) -> IntervalChart:
+    rows = [(name, row["score"], row["lo"], row["hi"]) for name, row in board.items()]
+    return interval_chart("Bradley–Terry scores with 95% bootstrap intervals", rows, x_label="score (mean 1000)")

@@ -4,6 +4,8 @@ with a message that says exactly what was wrong."""
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from typing import Any
 
 from django.conf import settings
@@ -11,22 +13,75 @@ from django.conf import settings
 from collect.errors import ProtocolError
 
 CHECKED_SOURCES = ("chosen", "partner", "self")
+# No protocol frame nests deeper than a few levels; JSON nested thousands deep overflows the parser.
+MAX_DEPTH = 16
+SURROGATE = re.compile("[\ud800-\udfff]")
+# C0 and C1 controls and DEL, except tab and line breaks (a pasted message may hold them).
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Cc controls, Cf format characters (zero-width space/joiners, BOM, direction marks), separators.
+INVISIBLE_CATEGORIES = {"Cc", "Cf", "Zs", "Zl", "Zp"}
+# Letters and symbols that render as blank space.
+BLANK_LETTERS = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}
 
 
 def parse_frame(text: str | None) -> dict[str, Any]:
     if text is None:
-        raise ProtocolError("bad_frame", "Send text frames holding a JSON object.")
-    if len(text.encode("utf-8")) > settings.WS_MAX_FRAME_BYTES:
+        raise ProtocolError("bad_frame", "Binary frames are not accepted: send text frames holding a JSON object.")
+    # surrogatepass: a frame that arrives holding lone surrogates is measured (and refused below), not a crash.
+    if len(text) > settings.WS_MAX_FRAME_BYTES or len(text.encode("utf-8", "surrogatepass")) > settings.WS_MAX_FRAME_BYTES:
         raise ProtocolError("too_large", f"Frame is larger than {settings.WS_MAX_FRAME_BYTES} bytes.")
     try:
-        frame = json.loads(text)
+        frame = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ProtocolError("bad_json", f"Frame is nested more than {MAX_DEPTH} levels deep.") from None
     except ValueError:
         raise ProtocolError("bad_json", "Frame is not valid JSON.") from None
     if not isinstance(frame, dict):
         raise ProtocolError("bad_frame", "Frame must be a JSON object.")
+    check_values(frame)
     if not isinstance(frame.get("type"), str):
         raise ProtocolError("bad_frame", "Frame needs a string field 'type'.")
     return frame
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ProtocolError("bad_json", f"{name} is not a number this protocol accepts.")
+
+
+def check_values(frame: dict[str, Any]) -> None:
+    """Every key and value, at any depth: nesting within MAX_DEPTH, strings without NUL (PostgreSQL
+    refuses it) or lone surrogates (not encodable as UTF-8). Iterative, so depth cannot overflow."""
+    pending: list[tuple[Any, int]] = [(frame, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, str):
+            _check_string(value)
+        elif isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise ProtocolError("bad_frame", f"Frame is nested more than {MAX_DEPTH} levels deep.")
+            items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+            pending.extend((item, depth + 1) for item in items)
+
+
+def _check_string(value: str) -> None:
+    if "\x00" in value:
+        raise ProtocolError("bad_frame", "Text must not contain NUL characters.")
+    if SURROGATE.search(value):
+        raise ProtocolError("bad_frame", "Text must be valid Unicode (it holds a lone surrogate).")
+
+
+def visible_text(value: str, key: str) -> str:
+    """Refuses control characters (ANSI escapes included) and text that shows nothing: only spaces,
+    zero-width characters, a byte-order mark or other invisible format characters."""
+    if CONTROL.search(value):
+        raise ProtocolError("bad_frame", f"'{key}' must not contain control characters.")
+    if not any(_shows(char) for char in value):
+        raise ProtocolError("bad_frame", f"'{key}' must contain visible characters.")
+    return value
+
+
+def _shows(char: str) -> bool:
+    return not (char.isspace() or char in BLANK_LETTERS or unicodedata.category(char) in INVISIBLE_CATEGORIES)
 
 
 def require_int(frame: dict[str, Any], key: str, *, low: int, high: int | None = None) -> int:
@@ -47,6 +102,7 @@ def require_str(frame: dict[str, Any], key: str, *, max_chars: int) -> str:
     value = value.strip()
     if not value:
         raise ProtocolError("bad_frame", f"'{key}' must not be empty.")
+    visible_text(value, key)
     if len(value) > max_chars:
         raise ProtocolError("bad_frame", f"'{key}' is longer than {max_chars} characters.")
     return value

@@ -6,6 +6,7 @@ import secrets
 import uuid
 
 from django.db import models
+from django.utils import timezone
 
 
 def _pseudonym() -> str:
@@ -16,9 +17,24 @@ def _completion_code() -> str:
     return secrets.token_hex(4).upper()
 
 
+def _outcome_codes() -> dict[str, str]:
+    # Imported here: collect.lifecycle.outcomes imports this module's names.
+    from collect.lifecycle.outcomes import default_codes
+
+    return default_codes()
+
+
 class Protocol(models.TextChoices):
     WOW = "wow", "Wizard of Wikipedia"
     CURIOSITY = "curiosity", "Curiosity"
+    DUCONV = "duconv", "DuConv (goal-driven, knowledge graph)"
+    MODEL_CHAT = "model_chat", "Model chat (human evaluation)"
+
+
+class Platform(models.TextChoices):
+    INHOUSE = "inhouse", "In-house (signed links)"
+    PROLIFIC = "prolific", "Prolific"
+    MTURK = "mturk", "Amazon Mechanical Turk"
 
 
 class Campaign(models.Model):
@@ -31,12 +47,30 @@ class Campaign(models.Model):
     min_turns = models.PositiveSmallIntegerField(default=4)
     max_turns = models.PositiveSmallIntegerField(default=5)
     # Hard cap on turns per worker: the chat ends by itself here.
-    turn_limit = models.PositiveSmallIntegerField(default=12)
+    turn_limit = models.PositiveSmallIntegerField(
+        default=12,
+        help_text="The chat ends by itself (and goes to rating) once each worker has sent this many messages; "
+        "workers are warned two turns before. Keep it above Max turns.",
+    )
     wait_timeout_seconds = models.PositiveIntegerField(default=300, help_text="Give up pairing after this long")
     disconnect_grace_seconds = models.PositiveIntegerField(default=60, help_text="Wait this long for a partner who left")
     completion_code = models.CharField(max_length=40, default=_completion_code)
     completion_url = models.URLField(blank=True, help_text="e.g. https://app.prolific.com/submissions/complete?cc=CODE")
     instructions = models.TextField(blank=True)
+    # Paid studies (docs/campaigns.md): where workers come from, timeouts, codes, pay and caps.
+    platform = models.CharField(max_length=20, choices=Platform.choices, default=Platform.INHOUSE)
+    turn_timeout_seconds = models.PositiveIntegerField(
+        default=180, help_text="A room idle this long ends; the worker whose turn it was stalled"
+    )
+    outcome_codes = models.JSONField(
+        default=_outcome_codes, blank=True, help_text="Completion code per outcome; an outcome without one is not paid"
+    )
+    outcome_pay_cents = models.JSONField(default=dict, blank=True, help_text="Base pay per outcome in cents, e.g. {\"completed\": 300}")
+    max_per_worker = models.PositiveIntegerField(default=1, help_text="Conversations per worker in this campaign (0: no cap)")
+    onboarding = models.JSONField(
+        default=dict, blank=True, help_text="Instructions per role and a quiz before the waiting room (docs/campaigns.md)"
+    )
+    max_per_worker_per_day = models.PositiveIntegerField(default=0, help_text="Conversations per worker per day, all campaigns (0: no cap)")
     protocol_config = models.JSONField(
         default=dict, blank=True, help_text="Protocol settings, e.g. Curiosity's topics and knobs (docs/websocket-protocol.md)"
     )
@@ -62,6 +96,10 @@ class Worker(models.Model):
     external_id = models.CharField(max_length=100)
     # What exports carry instead of the platform id.
     pseudonym = models.CharField(max_length=32, unique=True, default=_pseudonym)
+    # Hash of the browser token of the first browser that used this worker's link.
+    browser = models.CharField(max_length=64, blank=True)
+    blocked = models.BooleanField(default=False)
+    blocked_reason = models.CharField(max_length=300, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -91,8 +129,16 @@ class Room(models.Model):
     topic_passage = models.JSONField(default=list, help_text="Sentences of the topic article shown to the wizard")
     rating = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Apprentice's 1–5 rating of the wizard")
     end_reason = models.CharField(max_length=200, blank=True)
+    # The latest reranked knowledge frame per role ({role: frame}): a reloaded page gets it back.
+    knowledge_reranked = models.JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     ended = models.DateTimeField(null=True, blank=True)
+    # Last message or step; the turn timeout counts from here.
+    activity_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        # The sweep's scan of live rooms, and of those idle past a deadline.
+        indexes = [models.Index(fields=["status", "activity_at"], name="room_status_activity")]
 
     def __str__(self) -> str:
         return f"{self.campaign.slug}/{self.id}"
@@ -103,6 +149,24 @@ class AssignmentStatus(models.TextChoices):
     PAIRED = "paired"
     TIMED_OUT = "timed_out"
     LEFT = "left"
+    FINISHED = "finished"  # the room has ended; `outcome` says how
+
+
+class Outcome(models.TextChoices):
+    COMPLETED = "completed"
+    PARTNER_LEFT = "partner_left"
+    PARTNER_STALLED = "partner_stalled"
+    STALLED = "stalled"
+    LEFT = "left"
+    NO_PARTNER = "no_partner"
+    SCREENED_OUT = "screened_out"
+    RETURNED = "returned"
+
+
+class Decision(models.TextChoices):
+    APPROVED = "approved"
+    SOFT_REJECTED = "soft_rejected"  # paid, data excluded
+    REJECTED = "rejected"
 
 
 class Assignment(models.Model):
@@ -116,12 +180,23 @@ class Assignment(models.Model):
     study_id = models.CharField(max_length=100, blank=True)
     session_id = models.CharField(max_length=100, blank=True)
     connected = models.BooleanField(default=False)
-    # Open room sockets of this worker: a reload opens the new one before the old one's disconnect
-    # is processed, and that late disconnect must not mark a present worker as gone.
-    open_sockets = models.PositiveIntegerField(default=0)
+    # The newest room socket: a reload opens the new one before the old one's disconnect is
+    # processed, and only the newest one's close marks the worker as gone (left_at).
+    socket = models.CharField(max_length=200, blank=True)
     left_at = models.DateTimeField(null=True, blank=True, help_text="When the last connection closed")
     last_seen = models.DateTimeField(null=True, blank=True, help_text="Last frame or ping from this worker")
     created = models.DateTimeField(auto_now_add=True)
+    # How it ended, and what the worker was given for it.
+    outcome = models.CharField(max_length=20, choices=Outcome.choices, blank=True, db_index=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    completion_code = models.CharField(max_length=40, blank=True)
+    turk_submit_to = models.URLField(blank=True, help_text="MTurk: where the finished HIT posts back")
+    # Review and pay (collect/review).
+    decision = models.CharField(max_length=20, choices=Decision.choices, blank=True)
+    decision_reason = models.CharField(max_length=500, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    bonus_cents = models.PositiveIntegerField(default=0)
+    notes = models.TextField(blank=True)
 
     class Meta:
         constraints = [
@@ -156,6 +231,8 @@ class Message(models.Model):
     dialog_acts = models.JSONField(null=True, blank=True)
     external_id = models.CharField(max_length=64, blank=True, help_text="Imported message_id")
     extra = models.JSONField(null=True, blank=True, help_text="Imported keys Groundwork has no column for")
+    # DuConv agent messages: indexes into the session's knowledge of the triples this message uses.
+    knowledge_used = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["room_id", "seq"]
@@ -202,3 +279,24 @@ class CuriosityDialog(models.Model):
 
     def __str__(self) -> str:
         return f"Curiosity dialog {self.dialog_id} ({self.room_id})"
+
+
+class DuConvSession(models.Model):
+    """A DuConv room's goal and background knowledge (what the agent was shown), the user's rating,
+    or an imported DuConv session (its split and position in the file kept for the export)."""
+
+    room = models.OneToOneField(Room, on_delete=models.CASCADE, related_name="duconv")
+    goal = models.JSONField(help_text='[["START", topic_a, topic_b], [relation triple], ...]')
+    knowledge = models.JSONField(help_text="[[subject, property, value], ...]; messages mark triples by index")
+    user_rating = models.PositiveSmallIntegerField(null=True, blank=True, help_text="The user's 1–5 rating of the agent")
+    split = models.CharField(max_length=20, blank=True, help_text="Imported: the split (train/dev/test) it came from")
+    position = models.PositiveIntegerField(default=0, help_text="Imported: its line in the file")
+    extra = models.JSONField(null=True, blank=True, help_text="Imported keys after goal/knowledge/conversation")
+
+    def __str__(self) -> str:
+        return f"DuConv {self.goal[0][1:] if self.goal else ''} ({self.room_id})"
+
+
+from collect.models_paid import Qualification, ReviewAction  # noqa: E402,F401  (registers the models)
+# Human evaluation of dialogue models (protocol model_chat): models of their own module.
+from collect.modelchat.models import EvalModel, ModelChat, ModelChatOnboarding, ModelTurn  # noqa: E402,F401

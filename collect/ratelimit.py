@@ -1,6 +1,25 @@
+"""Rate limits. One connection's frames are counted in the connection (`RateLimiter`); everything
+else — frames per worker and per IP over all their sockets, new sockets, joins, API calls — is
+counted in a store every process shares: Redis when REDIS_URL is set, this process's memory
+otherwise (the embedded mode has one process). Windows are fixed (a count per key per window), so
+a burst across a window boundary may reach twice the limit; what matters is that a flood is cut.
+
+If Redis cannot be reached the limits fail open (logged): a rate limit must not take the chat down.
+"""
+
 from __future__ import annotations
 
+import logging
+import threading
 import time
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+KEY_PREFIX = "gw:rate:"
 
 
 class RateLimiter:
@@ -18,3 +37,146 @@ class RateLimiter:
             return False
         self._times.append(now)
         return True
+
+
+@dataclass(frozen=True)
+class Limited:
+    """A refused event: which limit, for whom, and how long until its window ends."""
+
+    rule: str
+    who: str  # "worker" or "ip"
+    limit: int
+    window: int
+    retry_after: int
+
+    @property
+    def message(self) -> str:
+        source = "this worker" if self.who == "worker" else "this network address"
+        what = {"frames": "frames", "sockets": "new connections", "joins": "joins", "api": "requests"}.get(self.rule, self.rule)
+        return (
+            f"Too many {what}: at most {self.limit} per {self.window} s from {source}. "
+            f"Wait {self.retry_after} s and try again."
+        )
+
+
+def _counters(rule: str, *, worker: Any, ip: str | None, now: float) -> list[tuple[str, str, int, int]]:
+    """(key, who, limit, window) for each limit that applies to this event."""
+    limits = settings.RATE_LIMITS.get(rule, {})
+    out = []
+    for who, ident in (("worker", worker), ("ip", ip)):
+        if ident is None or who not in limits or (who == "ip" and ident in settings.RATE_LIMIT_EXEMPT_IPS):
+            continue
+        limit, window = limits[who]
+        out.append((f"{KEY_PREFIX}{rule}:{who}:{ident}:{int(now // window)}", who, limit, window))
+    return out
+
+
+def _verdict(rule: str, counters: list[tuple[str, str, int, int]], counts: list[int], now: float) -> Limited | None:
+    for (key, who, limit, window), count in zip(counters, counts):
+        if count > limit:
+            retry = max(1, int(window - now % window + 0.999))
+            return Limited(rule=rule, who=who, limit=limit, window=window, retry_after=retry)
+    return None
+
+
+class _MemoryStore:
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def incr(self, keys: list[tuple[str, int]]) -> list[int]:
+        with self.lock:
+            if len(self.counts) > 50_000:
+                self.counts.clear()  # every key is a window that is over within minutes
+            out = []
+            for key, _ in keys:
+                self.counts[key] = self.counts.get(key, 0) + 1
+                out.append(self.counts[key])
+            return out
+
+    def clear(self) -> None:
+        with self.lock:
+            self.counts.clear()
+
+
+_memory = _MemoryStore()
+# One round trip and one command per event: count each key, start its expiry on the first count.
+COUNT_SCRIPT = """
+local counts = {}
+for i, key in ipairs(KEYS) do
+  local n = redis.call('INCR', key)
+  if n == 1 then redis.call('EXPIRE', key, ARGV[i]) end
+  counts[i] = n
+end
+return counts
+"""
+_sync_script: Any = None
+_async_scripts: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def _script_sync() -> Any:
+    global _sync_script
+    if _sync_script is None:
+        import redis
+
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1.0, socket_connect_timeout=1.0)
+        _sync_script = client.register_script(COUNT_SCRIPT)
+    return _sync_script
+
+
+def _script_async() -> Any:
+    """One client per event loop: redis.asyncio connections belong to the loop that opened them."""
+    import asyncio
+
+    import redis.asyncio
+
+    loop = asyncio.get_running_loop()
+    script = _async_scripts.get(loop)
+    if script is None:
+        client = redis.asyncio.Redis.from_url(settings.REDIS_URL, socket_timeout=1.0, socket_connect_timeout=1.0)
+        script = _async_scripts[loop] = client.register_script(COUNT_SCRIPT)
+    return script
+
+
+def rate_check(rule: str, *, worker: Any = None, ip: str | None = None) -> Limited | None:
+    """Counts one event of `rule` for the worker and the IP; the refusal if either is over its limit."""
+    now = time.time()
+    counters = _counters(rule, worker=worker, ip=ip, now=now)
+    if not counters:
+        return None
+    keys = [(key, window) for key, _, _, window in counters]
+    if not settings.REDIS_URL:
+        return _verdict(rule, counters, _memory.incr(keys), now)
+    try:
+        counts = _script_sync()(keys=[key for key, _ in keys], args=[window + 1 for _, window in keys])
+    except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
+        log.warning("rate limits off for this event: Redis did not answer (%r)", error)
+        return None
+    return _verdict(rule, counters, counts, now)
+
+
+async def arate_check(rule: str, *, worker: Any = None, ip: str | None = None) -> Limited | None:
+    """rate_check for consumers, without leaving the event loop."""
+    now = time.time()
+    counters = _counters(rule, worker=worker, ip=ip, now=now)
+    if not counters:
+        return None
+    keys = [(key, window) for key, _, _, window in counters]
+    if not settings.REDIS_URL:
+        return _verdict(rule, counters, _memory.incr(keys), now)
+    try:
+        counts = await _script_async()(keys=[key for key, _ in keys], args=[window + 1 for _, window in keys])
+    except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
+        log.warning("rate limits off for this event: Redis did not answer (%r)", error)
+        return None
+    return _verdict(rule, counters, counts, now)
+
+
+def rate_limits_reset() -> None:
+    """Forget every count (tests, and an operator lifting a block)."""
+    _memory.clear()
+    if settings.REDIS_URL:
+        client = _script_sync().registered_client
+        keys = list(client.scan_iter(match=f"{KEY_PREFIX}*", count=1000))
+        if keys:
+            client.delete(*keys)

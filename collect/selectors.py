@@ -9,15 +9,22 @@ from django.urls import reverse
 
 from collect.models import Message, Room, RoomStatus
 from collect.protocols import get_protocol
+from collect.protocols.base import Protocol
 
 
-def room_snapshot(room_id: Any) -> dict[str, Any]:
-    """The room-level facts every member's `state` frame is built from."""
-    room = Room.objects.select_related("campaign", "persona").get(pk=room_id)
+def room_snapshot(room_id: Any, *, room: Room | None = None, message_count: int | None = None) -> dict[str, Any]:
+    """The room-level facts every member's `state` frame is built from. `room` (loaded with its
+    campaign and persona) and `message_count` spare the queries when the caller has them."""
+    room = room or Room.objects.select_related("campaign", "persona").get(pk=room_id)
     protocol = get_protocol(room.campaign.protocol)
-    turns = {role: 0 for role in protocol.roles}
-    for row in Message.objects.filter(room_id=room_id).values("role").annotate(n=Count("id")):
-        turns[row["role"]] = row["n"]
+    if message_count is not None and type(protocol).next_role is Protocol.next_role:
+        # Turns alternate from the first speaker, so the count alone gives each role's turns.
+        first = room.first_speaker
+        turns = {first: (message_count + 1) // 2, protocol.partner_of(first): message_count // 2}
+    else:
+        turns = {role: 0 for role in protocol.roles}
+        for row in Message.objects.filter(room_id=room_id).values("role").annotate(n=Count("id")):
+            turns[row["role"]] = row["n"]
     count = sum(turns.values())
     return {
         "room": str(room.id),
@@ -26,6 +33,7 @@ def room_snapshot(room_id: Any) -> dict[str, Any]:
         "first_speaker": room.first_speaker,
         "turns": turns,
         "turns_required": room.turns_required,
+        "turn_limit": room.campaign.turn_limit,
         "next_role": protocol.next_role(room, count),
         "last_seq": count,
         "end_reason": room.end_reason,
@@ -40,11 +48,12 @@ def state_for(snapshot: dict[str, Any], *, role: str, partner_connected: bool) -
     return {
         "type": "state",
         **{k: v for k, v in snapshot.items() if k not in ("extra", "next_role", "protocol")},
-        **protocol.state_for_role({**snapshot, **snapshot["extra"]}, role),
         "role": role,
         "your_turn": chatting and snapshot["next_role"] == role,
         "can_end": chatting and min(snapshot["turns"].values()) >= snapshot["turns_required"],
         "partner_connected": partner_connected,
+        # Last, so that a protocol may narrow the common rules (DuConv: only the agent ends).
+        **protocol.state_for_role({**snapshot, **snapshot["extra"]}, role),
     }
 
 
@@ -70,8 +79,11 @@ def knowledge_for(*, room_id: Any, role: str) -> dict[str, Any] | None:
     return get_protocol(room.campaign.protocol).knowledge_for(room=room, role=role)
 
 
-def partner_connected(*, room_id: Any, role: str) -> bool:
-    return Room.objects.get(pk=room_id).members.exclude(role=role).filter(connected=True).exists()
+def knowledge_reranked_for(*, room_id: Any, role: str, after_seq: int) -> dict[str, Any] | None:
+    """`role`'s reranked panel for the turn after message `after_seq`, if one was made."""
+    saved = Room.objects.values_list("knowledge_reranked", flat=True).get(pk=room_id) or {}
+    frame = saved.get(role)
+    return frame if frame and frame.get("after_seq") == after_seq else None
 
 
 # Turns the reranker reads: WoW's rerankers condition on the recent dialogue, not all of it.

@@ -57,3 +57,25 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_rates(name: str, default: dict[str, dict[str, tuple[int, int]]]) -> dict[str, dict[str, tuple[int, int]]]:
+    """Rate limits as `rule.who=LIMIT/SECONDS` pairs, comma-separated, e.g.
+    `frames.worker=40/10,joins.ip=30/60`; the pairs given replace those defaults, `=0/60` turns one off."""
+    rates = {rule: dict(limits) for rule, limits in default.items()}
+    raw = os.environ.get(name, "")
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        key, _, value = item.partition("=")
+        rule, _, who = key.strip().partition(".")
+        limit, _, window = value.partition("/")
+        if rule not in rates or who not in ("worker", "ip") or not limit.strip().isdigit() or not window.strip().isdigit():
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not RULE.WHO=LIMIT/SECONDS with RULE one of {', '.join(rates)} and WHO worker or ip"
+            )
+        if int(window) < 1:
+            raise ImproperlyConfigured(f"{name}: {item!r}: the window must be at least 1 second")
+        if int(limit) == 0:
+            rates[rule].pop(who, None)
+        else:
+            rates[rule][who] = (int(limit), int(window))
+    return rates

@@ -10,18 +10,20 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from groundwork.env import env_bool, env_float, env_int, env_list, env_str
+from groundwork.env import env_bool, env_float, env_int, env_list, env_rates, env_str
+from groundwork.secret_key import secret_key_load
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GROUNDWORK_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = env_str("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG and env_bool("GROUNDWORK_REQUIRE_SECRET_KEY", False):
-        raise ImproperlyConfigured("SECRET_KEY must be set in production")
-    # Embedded mode only: a fixed, clearly-marked development key.
-    SECRET_KEY = "groundwork-embedded-insecure-key"
+# Production: HTTPS behind a proxy, secure cookies, HSTS (see groundwork/production.py, docs/security.md).
+PRODUCTION = env_bool("GROUNDWORK_PRODUCTION", False)
+SECRET_KEY = secret_key_load(
+    environ_value=env_str("SECRET_KEY"),
+    var_dir=VAR_DIR,
+    services=PRODUCTION or bool(env_str("DATABASE_URL") or env_str("REDIS_URL")),
+)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -48,6 +50,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "groundwork.csp.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "groundwork.urls"
@@ -73,10 +76,25 @@ DATABASE_URL = env_str("DATABASE_URL")
 # Channels closes "old" connections around every consumer handler: with 0 each handler would open
 # a new connection, which costs more than the handler itself.
 CONN_MAX_AGE = env_int("CONN_MAX_AGE", 300, minimum=0)
+# Any SQLite database, the default file or one named by DATABASE_URL, gets these options.
+SQLITE_OPTIONS = {
+    # IMMEDIATE: a write transaction takes the lock up front and waits for it (up to `timeout`
+    # seconds), instead of failing with "database is locked" when two threads write at once.
+    "timeout": 20,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL;",
+}
+# A file, not memory, so that a live daphne process in the browser tests shares it; one per test
+# process, so that concurrent test runs do not lock each other out.
+SQLITE_TEST = {"NAME": str(Path(tempfile.gettempdir()) / f"groundwork-test-{os.getpid()}.sqlite3")}
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True)}
-    # One test database per test process, so that concurrent test runs never share one.
-    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}
+        DATABASES["default"]["TEST"] = dict(SQLITE_TEST)
+    else:
+        # One test database per test process, so that concurrent test runs never share one.
+        DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -84,12 +102,8 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": VAR_DIR / "db.sqlite3",
             "CONN_MAX_AGE": CONN_MAX_AGE,
-            # A file, not memory, so that a live daphne process in the browser tests shares it;
-            # one per test process, so that concurrent test runs do not lock each other out.
-            "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"groundwork-test-{os.getpid()}.sqlite3")},
-            # IMMEDIATE: a write transaction takes the lock up front and waits for it, instead of
-            # failing with "database is locked" when two threads write at once.
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"},
+            "TEST": dict(SQLITE_TEST),
+            "OPTIONS": dict(SQLITE_OPTIONS),
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -122,7 +136,25 @@ CELERY_TASK_ROUTES = {
     # Routes match in order: reranking goes to GPU workers, index builds to the index workers.
     "retrieval.tasks.rerank": {"queue": "rerank"},
     "retrieval.tasks.*": {"queue": "index"},
+    "collect.tasks.knowledge_rerank": {"queue": "rerank"},
+    "collect.modelchat.tasks.*": {"queue": "models"},
 }
+# Retrieval for the wizard after each message: "process" (the chat process's thread pool),
+# "celery" (the `default` queue, off the chat processes) or "auto": Celery when there is a broker.
+KNOWLEDGE_MODE = env_str("GROUNDWORK_KNOWLEDGE_MODE", "auto").strip().lower() or "auto"
+if KNOWLEDGE_MODE not in ("auto", "process", "celery"):
+    raise ImproperlyConfigured(f"GROUNDWORK_KNOWLEDGE_MODE={KNOWLEDGE_MODE!r} must be one of auto, process, celery")
+# The lifecycle sweep (collect.lifecycle.sweep): Celery beat runs it with a broker; the embedded
+# mode runs it on the server's event loop. Seconds between sweeps.
+SWEEP_SECONDS = env_float("GROUNDWORK_SWEEP_SECONDS", 5.0, minimum=0.0)
+# Periodic work run by `celery beat` (make run-prod): the lifecycle sweep, and messages whose
+# knowledge a dead process left undone are retrieved again.
+CELERY_BEAT_SCHEDULE = {
+    "collect-sweep": {"task": "collect.tasks.sweep", "schedule": SWEEP_SECONDS or 5.0, "options": {"expires": 30}},
+    "knowledge-sweep": {"task": "collect.tasks.knowledge_sweep", "schedule": 30.0},
+}
+# Task modules outside an app's tasks.py, for workers to register.
+CELERY_IMPORTS = ["collect.modelchat.tasks"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -142,7 +174,10 @@ LOGIN_URL = "/admin/login/"
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "rest_framework.schemas.openapi.AutoSchema",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "groundwork.api_access.StaffBrowsableNegotiation",
 }
+# The OpenAPI schema and the browsable API: staff only unless this is set.
+API_DOCS_PUBLIC = env_bool("GROUNDWORK_API_DOCS_PUBLIC", False)
 
 LOGGING = {
     "version": 1,
@@ -158,8 +193,41 @@ INDEX_DIR = Path(env_str("GROUNDWORK_INDEX_DIR", str(VAR_DIR / "indexes")))
 WS_MAX_FRAME_BYTES = env_int("GROUNDWORK_WS_MAX_FRAME_BYTES", 8192, minimum=256)
 MESSAGE_MAX_CHARS = env_int("GROUNDWORK_MESSAGE_MAX_CHARS", 1000, minimum=1)
 WS_RATE_PER_10S = env_int("GROUNDWORK_WS_RATE_PER_10S", 20, minimum=1)
+# Limits shared by all connections and processes (Redis when REDIS_URL is set): (events, seconds)
+# per worker and per client IP. Behind a proxy, run daphne with --proxy-headers so the IP is the
+# client's. Loopback clients (the simulate command, benchmarks on this machine) are exempt by IP.
+RATE_LIMITS = env_rates(
+    "GROUNDWORK_RATE_LIMITS",
+    {
+        "frames": {"worker": (40, 10), "ip": (400, 10)},
+        "sockets": {"worker": (30, 60), "ip": (300, 60)},
+        "joins": {"ip": (30, 60)},
+        "api": {"worker": (600, 60), "ip": (1200, 60)},
+    },
+)
+RATE_LIMIT_EXEMPT_IPS = set(env_list("GROUNDWORK_RATE_LIMIT_EXEMPT_IPS", ["127.0.0.1", "::1"]))
 # Seconds a partner may be away before the room ends as incomplete.
 DISCONNECT_GRACE_SECONDS = env_float("GROUNDWORK_DISCONNECT_GRACE_SECONDS", 60.0, minimum=0.0)
+
+# Paid studies (docs/campaigns.md). Unsigned `?worker=` links are accepted only while this is on.
+UNSIGNED_LINKS = env_bool("GROUNDWORK_UNSIGNED_LINKS", DEBUG)
+# Pseudonyms in exports are salted hashes of the platform id; the salt is per deployment.
+PSEUDONYM_SALT = env_str("GROUNDWORK_PSEUDONYM_SALT", SECRET_KEY)
+# Prolific's completion page, and the hosts an MTurk HIT may post back to.
+PROLIFIC_COMPLETE_URL = env_str("GROUNDWORK_PROLIFIC_COMPLETE_URL", "https://app.prolific.com/submissions/complete")
+MTURK_SUBMIT_HOSTS = env_list("GROUNDWORK_MTURK_SUBMIT_HOSTS", ["https://www.mturk.com", "https://workersandbox.mturk.com"])
+# Crowd platform APIs (collect/providers): without credentials decisions go to the CSV export.
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com")
+PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN", "")
+MTURK_ENDPOINT = env_str("MTURK_ENDPOINT", "https://mturk-requester.us-east-1.amazonaws.com")
+MTURK_REGION = env_str("MTURK_REGION", "us-east-1")
+MTURK_ACCESS_KEY_ID = env_str("MTURK_ACCESS_KEY_ID", "")
+MTURK_SECRET_ACCESS_KEY = env_str("MTURK_SECRET_ACCESS_KEY", "")
+
+if PRODUCTION:
+    if DEBUG:
+        raise ImproperlyConfigured("DEBUG must be off when GROUNDWORK_PRODUCTION is set")
+    from groundwork.production import *  # noqa: E402,F403
 
 if env_bool("GROUNDWORK_FAST_TESTS", False):
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

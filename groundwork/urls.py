@@ -1,9 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from groundwork import health
+
 urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("annotate/", include("annotate.urls")),
     path("api/annotate/", include("annotate.api.urls")),
+    path("api/research/", include("collect.review.api_urls")),
     path("", include("collect.urls")),
 ]

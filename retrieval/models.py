@@ -90,4 +90,40 @@ class FactDatabase(models.Model):
     imported = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
-        return f"{self.source.slug} ({self.md5})"
+        return f"{self.source.slug} ({self.md5}{', file not imported yet' if self.is_missing else ''})"
+
+    @property
+    def is_missing(self) -> bool:
+        # path "": dialogs referring to this db were imported without it; their fact texts are missing.
+        return not self.path
+
+
+class Triple(models.Model):
+    """One knowledge-graph fact (DuConv): subject, property, value, text kept exactly as imported
+    (DuConv's are Chinese, word-segmented with spaces). A source holds each triple once."""
+
+    source = models.ForeignKey(KnowledgeSource, on_delete=models.CASCADE, related_name="triples")
+    subject = models.CharField(max_length=300)
+    property = models.CharField(max_length=300)
+    value = models.TextField()
+    # Values can be whole comments, too long for a B-tree entry: lookups by value go through its
+    # first VALUE_KEY_CHARS characters, and uniqueness through a digest of the whole triple.
+    value_key = models.CharField(max_length=200)
+    digest = models.CharField(max_length=40)
+
+    VALUE_KEY_CHARS = 200
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "digest"], name="triple_unique")]
+        indexes = [
+            models.Index(fields=["source", "subject"], name="triple_subject"),
+            models.Index(fields=["source", "value_key"], name="triple_value"),
+            # Goal generation draws a random triple by id within a source.
+            models.Index(fields=["source", "id"], name="triple_source_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} | {self.property} | {self.value}"
+
+    def as_list(self) -> list[str]:
+        return [self.subject, self.property, self.value]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -35,6 +36,18 @@ _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rerank")
 _pending = threading.BoundedSemaphore(MAX_PENDING)
 # Broker round trips (send, poll) are short but blocking: a small pool of their own.
 _executor_for_io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rerank-io")
+
+
+def _fresh_after_fork() -> None:
+    """A forked process (a test server, a prefork worker) inherits these pools but not their
+    threads: reranks submitted to them would never run. Start over with new pools."""
+    global _executor, _pending, _executor_for_io
+    _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rerank")
+    _pending = threading.BoundedSemaphore(MAX_PENDING)
+    _executor_for_io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rerank-io")
+
+
+os.register_at_fork(after_in_child=_fresh_after_fork)
 
 
 def passages_rank(

@@ -2,9 +2,12 @@
 event loop wrap it in database_sync_to_async so retrieval never blocks other rooms.
 
 CONTRACT:
-- passages_for_query(source_id=, query=, k=7) -> list[Passage]: top-k articles by TF-IDF for the
-  query, each as {"title": str, "sentences": [str, ...]} (the lead paragraph split into sentences).
-  Returns [] for an empty query. Raises IndexNotBuilt when the source has no index on disk.
+- passages_for_query(source_id=, query=, k=7, topic="", topic_weight=0.0) -> list[Passage]: top-k
+  articles by TF-IDF for the query, each as {"title": str, "sentences": [str, ...]} (the lead
+  paragraph split into sentences). With a topic and topic_weight > 0 the score is
+  cos(query, doc) + topic_weight * cos(topic, doc): a turn about "there" in a room about Mars finds
+  Mars's neighbours, not every article that mentions cold. Returns [] for an empty query. Raises
+  IndexNotBuilt when the source has no index on disk.
 - topic_passage(source_id=, title=, max_sentences=10) -> list[str]: the lead sentences of the
   article with exactly that title, else of the best TF-IDF match for the title; [] if none.
   Raises IndexNotBuilt only when it needs the fallback and the source has no index.
@@ -46,10 +49,16 @@ class IndexNotBuilt(RuntimeError):
     pass
 
 
-def passages_for_query(*, source_id: int, query: str, k: int = 7) -> list[Passage]:
+def passages_for_query(
+    *, source_id: int, query: str, k: int = 7, topic: str = "", topic_weight: float = 0.0
+) -> list[Passage]:
     if not query.strip():
         return []
-    hits = _index(source_id).search(query, k=k)
+    index = _index(source_id)
+    if topic.strip() and topic_weight > 0:
+        hits = index.search_blend([(query, 1.0), (topic, topic_weight)], k=k)
+    else:
+        hits = index.search(query, k=k)
     return _lead_passages([pk for pk, _ in hits])
 
 

@@ -69,11 +69,25 @@ def close_thread_connections(django_db_setup, django_db_blocker):
     with warnings.catch_warnings():
         # isinstance() on every live object touches deprecated module proxies (torch's) too.
         warnings.simplefilter("ignore")
-        wrappers = [obj for obj in gc.get_objects() if isinstance(obj, BaseDatabaseWrapper)]
+        wrappers = [obj for obj in gc.get_objects() if _is_wrapper(obj, BaseDatabaseWrapper)]
     for wrapper in wrappers:
         if wrapper.connection is not None:
             # The raw driver connection: Django's close() refuses to close another thread's.
             wrapper.connection.close()
+
+
+def _is_wrapper(obj: object, kind: type) -> bool:
+    try:
+        return isinstance(obj, kind)
+    except ReferenceError:  # a weak proxy whose object is gone (asyncio and websockets keep some)
+        return False
+
+
+@pytest.fixture(autouse=True)
+def knowledge_in_process(settings):
+    """Retrieval after a message runs in the test's own process, with or without a broker; tests of
+    the Celery path (tests/collect/test_knowledge_worker.py) start a real worker and say so."""
+    settings.KNOWLEDGE_MODE = "process"
 
 
 @pytest.fixture(autouse=True)
@@ -85,3 +99,21 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    """Rate-limit counts are kept per window in a shared store (Redis in the services pass); each
+    test starts with none, so that ids reused by a fresh test database inherit nothing."""
+    from collect.ratelimit import rate_limits_reset
+
+    rate_limits_reset()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def paid_study_defaults(settings):
+    """Test links are unsigned `?worker=` links (tests of signed links turn this off), and the
+    embedded lifecycle sweep runs often enough for a test to wait for it."""
+    settings.UNSIGNED_LINKS = True
+    settings.SWEEP_SECONDS = 0.5

@@ -2,6 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
 from annotate.api import views
+from groundwork.api_access import ApiDocsPermission
 
 app_name = "annotate-api"
 endpoints = [
@@ -16,6 +17,7 @@ urlpatterns = [
     path(
         "schema/",
         SpectacularAPIView.as_view(
+            permission_classes=[ApiDocsPermission],
             urlconf="annotate.api.schema_urls",
             custom_settings={
                 "TITLE": "Groundwork annotation API",

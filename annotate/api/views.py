@@ -10,12 +10,14 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import Throttled
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.api.auth import IsAnnotator, IsAnnotatorOrStaff, WorkerSessionAuthentication, WorkerTokenAuthentication
+from annotate.api.throttle import JoinRateThrottle, SharedRateThrottle
 from annotate.identity import worker_from_link, worker_token
 from annotate.models import Job
 from annotate.selectors.items import item_for_annotator
@@ -23,6 +25,7 @@ from annotate.selectors.progress import job_progress, job_progress_brief, worker
 from annotate.services import AnnotationError
 from annotate.services.answers import MAX_REASON_CHARS, MAX_TIME_SPENT_MS, answer_submit
 from annotate.services.assignment import assignment_next
+from annotate.services.pairs import MAX_REASON_CHARS as MAX_PAIR_REASON_CHARS
 
 ERROR = inline_serializer("Error", {"code": serializers.CharField(), "detail": serializers.CharField()})
 
@@ -52,10 +55,16 @@ class AnnotationApi(APIView):
     schema = AutoSchema()
     authentication_classes = [WorkerTokenAuthentication, WorkerSessionAuthentication, SessionAuthentication]
     permission_classes = [IsAnnotator]
+    throttle_classes = [SharedRateThrottle]
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, AnnotationError):
             return error_response(exc.code, exc.message, exc.status)
+        if isinstance(exc, Throttled):
+            response = error_response("rate_limited", getattr(self, "rate_limit_message", str(exc.detail)), 429)
+            if exc.wait is not None:
+                response["Retry-After"] = str(int(exc.wait))
+            return response
         response = super().handle_exception(exc)
         if isinstance(response.data, dict):
             response.data.setdefault("code", getattr(exc, "default_code", "error"))
@@ -71,6 +80,7 @@ class AnnotationApi(APIView):
 class JobJoinApi(AnnotationApi):
     authentication_classes: list[type] = []
     permission_classes = [AllowAny]
+    throttle_classes = [JoinRateThrottle]
 
     class InputSerializer(StrictSerializer):
         class Meta:
@@ -120,7 +130,7 @@ class NextItemApi(AnnotationApi):
             ref_name = "NextItem"
 
         status = serializers.ChoiceField(["assigned", "resumed", "done", "busy", "disqualified", "inactive"])
-        item = serializers.JSONField(allow_null=True, help_text="relevance: turns + articles of sentences with ids; dialog acts: messages + acts")
+        item = serializers.JSONField(allow_null=True, help_text="relevance: turns + articles of sentences with ids; dialog acts: messages + acts; pairwise: question + two conversations")
         expires_at = serializers.DateTimeField(allow_null=True)
         progress = serializers.JSONField()
 
@@ -130,7 +140,7 @@ class NextItemApi(AnnotationApi):
         assignment = result.assignment
         out = {
             "status": result.status,
-            "item": item_for_annotator(assignment.item, job.kind) if assignment else None,
+            "item": item_for_annotator(assignment.item, job.kind, question=job.question) if assignment else None,
             "expires_at": assignment.expires_at if assignment else None,
             "progress": {**worker_progress(job=job, worker=worker), "job": job_progress_brief(job=job)},
         }
@@ -146,8 +156,14 @@ class AnswerApi(AnnotationApi):
                                          help_text="relevance: ids of every sentence that could be used; [] for none")
         acts = serializers.ListField(child=serializers.ListField(child=serializers.CharField(), allow_empty=True),
                                      required=False, help_text="dialog acts: one list of acts per message, in order")
+        scores = serializers.DictField(child=serializers.IntegerField(), required=False,
+                                       help_text='DuConv evaluation: {"coherence": 0–3, "goal_completion": 0–2}')
         report_reason = serializers.CharField(required=False, allow_blank=True, max_length=MAX_REASON_CHARS,
                                               help_text="dialog acts: report the dialog as broken, and why")
+        choice = serializers.ChoiceField(["left", "right"], required=False,
+                                         help_text="pairwise: the conversation whose highlighted speaker you chose")
+        reason = serializers.CharField(required=False, allow_blank=True, max_length=MAX_PAIR_REASON_CHARS,
+                                       help_text="pairwise: why (required, a few words or a sentence)")
         time_spent_ms = serializers.IntegerField(required=False, min_value=0, max_value=MAX_TIME_SPENT_MS)
 
     class OutputSerializer(serializers.Serializer):

@@ -2,8 +2,10 @@
 
 confidence = the share of the item's annotators who selected the sentence; relevance = "relevant"
 iff confidence >= the job's threshold. Only items that reached the job's overlap are written unless
---include-incomplete. Keys follow the released files' order; the optional context fields an imported
-item lacked stay absent.
+--include-partial (or --include-incomplete): then items with at least one vote are written too, their
+confidences being shares of the votes so far, each marked `"partial": true` with its `"annotators"`
+(keys WOW++ loaders do not read). Keys follow the released files' order; the optional context fields
+an imported item lacked stay absent.
 """
 
 from __future__ import annotations
@@ -31,13 +33,18 @@ def export(out: Path, options: ExportOptions) -> ExportResult:
     if job.kind != JobKind.RELEVANCE:
         raise ExportError(f"job {slug!r} labels {job.kind}, not relevance")
     path = out if out.suffix == ".json" else out / f"{job.slug}_augmented_wow.json"
-    count = write_json_object(path, wowpp_records(job, include_incomplete=options.include_incomplete))
+    partial = options.include_partial or options.include_incomplete
+    count = write_json_object(path, wowpp_records(job, include_incomplete=partial))
     return ExportResult(counts={path.name: count})
 
 
 def wowpp_records(job: Job, *, include_incomplete: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
+    complete = {t.item.pk for t in relevance_tallies(job, complete_only=True)} if include_incomplete else None
     for tally in relevance_tallies(job, complete_only=not include_incomplete):
-        yield tally.item.key, wowpp_record(tally, job.relevance_threshold)
+        record = wowpp_record(tally, job.relevance_threshold)
+        if complete is not None and tally.item.pk not in complete:
+            record.update(partial=True, annotators=tally.annotators)
+        yield tally.item.key, record
 
 
 def wowpp_record(tally: Tally, threshold: float) -> dict[str, Any]:

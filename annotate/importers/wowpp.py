@@ -1,7 +1,10 @@
 """WOW++ files (SCHEMAS.md section 3) -> relevance items.
 
-As `task` the file becomes a finished job: each item keeps its vote counts (confidence x annotators,
-10 in the original), so that the export writes the same confidences back. As `gold` or
+As `task` the file becomes a finished job: each item keeps its vote counts and its exact confidences,
+so that the export writes the same bytes back. The number of annotators behind a context is not in the
+file (10 in most of the original, 9 in some contexts): it is inferred per context as the smallest n up
+to MAX_ANNOTATORS that makes every confidence a whole number of votes, preferring the job's overlap
+(`--annotators`, else `--overlap`, else 10) when that fits. As `gold` or
 `qualification`, the sentences at or above the threshold become the item's known answer.
 
 `id`, `start_speaker`, `knowledges` and `gold_sentence` are optional: the released test files lack
@@ -21,6 +24,9 @@ from annotate.models import ItemRole, JobKind
 from annotate.services.jobs import ItemSpec, items_add
 
 RELEVANCE = {"relevant": True, "notRelevant": False}
+MAX_ANNOTATORS = 20
+# Published confidences are rounded to 9 decimals (7/9 is written 0.777777778).
+VOTE_TOLERANCE = 1e-6
 KNOWN = {"turns", "topic", "annotated_sentences", *OPTIONAL}
 
 
@@ -29,7 +35,7 @@ def import_file(path: Path, options: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ImportFailure("a WOW++ file is a JSON object mapping dialogue ids to contexts")
     role = role_of(options)
-    annotators = int(options.get("annotators") or 10)
+    annotators = int(options.get("annotators") or options.get("overlap") or 10)
     threshold = float(options["threshold"]) if options.get("threshold") is not None else 0.6
     if annotators < 1 or not 0.0 <= threshold <= 1.0:
         raise ImportFailure("annotators must be at least 1 and threshold between 0 and 1")
@@ -65,24 +71,42 @@ def item_spec(key: str, record: Any, *, role: str, annotators: int, threshold: f
     require(isinstance(gold, dict) and len(gold) == 1, where, "gold_sentence must be a one-key object")
     sentences = record["annotated_sentences"]
     require(isinstance(sentences, list), where, "annotated_sentences must be a list")
-    candidates, votes, relevant = [], [], []
+    candidates, confidences, relevant = [], [], []
     for n, sentence in enumerate(sentences):
-        candidate, count, is_relevant = _candidate(sentence, f"{where}, sentence {n}", annotators, threshold)
+        candidate, confidence = _candidate(sentence, f"{where}, sentence {n}", threshold)
         candidates.append(candidate)
-        votes.append(count)
-        if is_relevant:
+        confidences.append(confidence)
+        if confidence >= threshold:
             relevant.append(n)
+    count = annotators_of(confidences, preferred=annotators)
+    bound = max(MAX_ANNOTATORS, annotators)
+    require(count is not None, where, f"its confidences are not whole numbers of votes for any number of annotators up to {bound}")
     payload = {k: record[k] for k in ("topic", "turns", *OPTIONAL) if k in record}
     payload["candidates"] = candidates
     extra = {k: v for k, v in record.items() if k not in KNOWN}
     if extra:
         payload["extra"] = extra
     if role == ItemRole.TASK:
-        return ItemSpec(key=key, payload=payload, imported_tally={"annotators": annotators, "selected": votes})
+        votes = [round(c * count) for c in confidences]
+        tally: dict[str, Any] = {"annotators": count, "selected": votes}
+        if any(v / count != c for v, c in zip(votes, confidences)):
+            tally["confidences"] = confidences  # as published (e.g. 0.777777778), written back as they were
+        return ItemSpec(key=key, payload=payload, imported_tally=tally)
     return ItemSpec(key=key, payload=payload, role=role, gold={"selected": relevant})
 
 
-def _candidate(sentence: Any, where: str, annotators: int, threshold: float) -> tuple[dict[str, str], int, bool]:
+def annotators_of(confidences: list[float], *, preferred: int) -> int | None:
+    """The number of annotators behind these confidences: `preferred` if every confidence is a whole
+    number of its votes, else the smallest n up to max(MAX_ANNOTATORS, preferred) that is; None if none."""
+    def fits(n: int) -> bool:
+        return all(abs(c * n - round(c * n)) < VOTE_TOLERANCE for c in confidences)
+
+    if fits(preferred):
+        return preferred
+    return next((n for n in range(1, max(MAX_ANNOTATORS, preferred) + 1) if fits(n)), None)
+
+
+def _candidate(sentence: Any, where: str, threshold: float) -> tuple[dict[str, str], float]:
     require(isinstance(sentence, dict), where, "must be an object")
     label, article = sentence.get("label"), sentence.get("article")
     require(isinstance(label, str) and isinstance(article, str), where, "label and article must be strings")
@@ -93,12 +117,6 @@ def _candidate(sentence: Any, where: str, annotators: int, threshold: float) -> 
         "confidence must be a number between 0 and 1",
     )
     require(sentence.get("relevance") in RELEVANCE, where, "relevance must be 'relevant' or 'notRelevant'")
-    count = round(confidence * annotators)
-    require(
-        abs(count - confidence * annotators) < 1e-6 and count / annotators == confidence,
-        where,
-        f"confidence {confidence} is not a whole number of votes out of {annotators}; set --annotators",
-    )
     require(
         RELEVANCE[sentence["relevance"]] == (confidence >= threshold),
         where,
@@ -108,4 +126,4 @@ def _candidate(sentence: Any, where: str, annotators: int, threshold: float) -> 
     candidate = {"article": article, "sentence": label[len(prefix):] if label.startswith(prefix) else label}
     if not label.startswith(prefix):
         candidate["label"] = label  # written back as it was
-    return candidate, count, confidence >= threshold
+    return candidate, confidence

@@ -14,6 +14,7 @@ from django.db.models import Count
 from annotate import agreement
 from annotate.models import DIALOG_ACTS, Assignment, AssignmentStatus, Item, ItemRole, Job, JobKind
 from annotate.selectors.labels import Tally, dialog_act_labels, relevance_tallies, task_answers
+from annotate.selectors.pairs import pairwise_section
 from annotate.selectors.progress import job_progress
 from collect.models import Worker
 
@@ -30,6 +31,20 @@ def annotation_report(*, job: Job) -> dict[str, Any]:
     if job.kind == JobKind.RELEVANCE:
         decisions = _relevance_decisions(job, answers)
         report.update(_relevance_section(job))
+        partial = _relevance_partial(job, decisions)
+        if partial is not None:
+            report["partial"] = partial
+    elif job.kind == JobKind.DUCONV_EVAL:
+        from annotate.duconv import duconv_decisions, duconv_report_section
+
+        decisions = duconv_decisions(answers)
+        report.update(duconv_report_section(job, answers))
+    elif job.kind == JobKind.PAIRWISE:
+        decisions = _pair_decisions(answers)
+        triples = [(coder, unit, value) for unit, values in decisions.items() for coder, value in values.items()]
+        units = sum(1 for values in decisions.values() if len(values) >= 2)
+        report["agreement"] = {"measure": "krippendorff_alpha", "value": agreement.krippendorff_alpha(triples), "units": units}
+        report.update(pairwise_section(job=job))
     else:
         decisions = _act_decisions(job, answers)
         report.update(_dialog_act_section(job, decisions))
@@ -60,13 +75,18 @@ def _relevance_decisions(job: Job, answers: list[dict[str, Any]]) -> dict[Any, d
     return decisions
 
 
+def _pair_decisions(answers: list[dict[str, Any]]) -> dict[Any, dict[Any, str]]:
+    decisions: dict[Any, dict[Any, str]] = defaultdict(dict)
+    for answer in answers:
+        decisions[answer["item_id"]][answer["worker_id"]] = answer["answer"]["winner"]
+    return decisions
+
+
 def _relevance_section(job: Job) -> dict[str, Any]:
     tallies = relevance_tallies(job, complete_only=True)
     raters = Counter(t.annotators for t in tallies).most_common(1)
     n = raters[0][0] if raters else 0
     table = [[t.selected[c], n - t.selected[c]] for t in tallies if t.annotators == n for c in range(len(t.selected))]
-    relevant = [_relevant_count(t, job.relevance_threshold) for t in tallies]
-    confidences = Counter(min(int(t.confidence(c) * 10 + 1e-9), 10) for t in tallies for c in range(len(t.selected)))
     return {
         "agreement": {
             "measure": "fleiss_kappa",
@@ -74,19 +94,50 @@ def _relevance_section(job: Job) -> dict[str, Any]:
             "units": len(table),
             "raters_per_unit": n,
         },
-        "relevance": {
-            "threshold": job.relevance_threshold,
-            "items": len(tallies),
-            "candidates_per_item": fmean(len(t.selected) for t in tallies) if tallies else None,
-            "relevant_per_item": {
-                "mean": fmean(relevant) if relevant else None,
-                "median": median(relevant) if relevant else None,
-                "max": max(relevant, default=None),
-                "items_with_none": sum(1 for r in relevant if r == 0),
-                "histogram": {str(k): v for k, v in sorted(Counter(relevant).items())},
-            },
-            "confidence_histogram": {f"{b / 10:.1f}": confidences.get(b, 0) for b in range(11)},
+        "relevance": _relevance_figures(tallies, job.relevance_threshold),
+    }
+
+
+def _relevance_partial(job: Job, decisions: dict[Any, dict[Any, bool]]) -> dict[str, Any] | None:
+    """During a pilot most items have only some of their votes, and the figures above count none of
+    them. These count every item with at least one vote, confidences being shares of the votes so
+    far; agreement is Krippendorff's alpha, which allows a different number of raters per unit.
+    None when no item is partial."""
+    tallies = relevance_tallies(job)
+    complete = {t.item.pk for t in relevance_tallies(job, complete_only=True)}
+    waiting = [t for t in tallies if t.item.pk not in complete]
+    if not waiting:
+        return None
+    triples = [(coder, unit, value) for unit, values in decisions.items() for coder, value in values.items()]
+    return {
+        "items": len(tallies),
+        "complete_items": len(tallies) - len(waiting),
+        "partial_items": len(waiting),
+        "votes_per_partial_item": fmean(t.annotators for t in waiting),
+        "agreement": {
+            "measure": "krippendorff_alpha",
+            "value": agreement.krippendorff_alpha(triples),
+            "units": sum(1 for values in decisions.values() if len(values) >= 2),
         },
+        "relevance": _relevance_figures(tallies, job.relevance_threshold),
+    }
+
+
+def _relevance_figures(tallies: list[Tally], threshold: float) -> dict[str, Any]:
+    relevant = [_relevant_count(t, threshold) for t in tallies]
+    confidences = Counter(min(int(t.confidence(c) * 10 + 1e-9), 10) for t in tallies for c in range(len(t.selected)))
+    return {
+        "threshold": threshold,
+        "items": len(tallies),
+        "candidates_per_item": fmean(len(t.selected) for t in tallies) if tallies else None,
+        "relevant_per_item": {
+            "mean": fmean(relevant) if relevant else None,
+            "median": median(relevant) if relevant else None,
+            "max": max(relevant, default=None),
+            "items_with_none": sum(1 for r in relevant if r == 0),
+            "histogram": {str(k): v for k, v in sorted(Counter(relevant).items())},
+        },
+        "confidence_histogram": {f"{b / 10:.1f}": confidences.get(b, 0) for b in range(11)},
     }
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from annotate.models import DIALOG_ACTS, Assignment, AssignmentStatus, Item, ItemRole, JobKind
 from annotate.services import AnnotationError
 from annotate.services.assignment import slots_taken
+from annotate.services.pairs import pair_answer_clean
 from collect.models import Worker
 
 MAX_TIME_SPENT_MS = 24 * 3600 * 1000
@@ -25,7 +26,10 @@ def answer_submit(
     worker: Worker,
     selected: list[int] | None = None,
     acts: list[list[str]] | None = None,
+    scores: dict[str, int] | None = None,
     report_reason: str = "",
+    choice: str | None = None,
+    reason: str | None = None,
     time_spent_ms: int | None = None,
     now: datetime | None = None,
 ) -> Assignment:
@@ -40,7 +44,21 @@ def answer_submit(
             raise AnnotationError("not_assigned", f"item {item_id} is not assigned to you", status=403)
         if assignment.status == AssignmentStatus.SUBMITTED:
             raise AnnotationError("already_answered", f"you have already answered item {item_id}", status=409)
-        if item.job.kind == JobKind.RELEVANCE:
+        if item.job.kind == JobKind.DUCONV_EVAL:
+            from annotate.duconv import clean_scores
+
+            if selected is not None or acts is not None:
+                raise AnnotationError("bad_answer", "a DuConv evaluation answer has only `scores`")
+            answer = clean_scores(scores)
+        elif scores is not None:
+            raise AnnotationError("bad_answer", "`scores` belong to DuConv evaluation jobs")
+        elif item.job.kind == JobKind.PAIRWISE:
+            if selected is not None or acts is not None or report_reason:
+                raise AnnotationError("bad_answer", "a pairwise answer has `choice` (left or right) and `reason` only")
+            answer = pair_answer_clean(item.payload, choice, reason)
+        elif choice is not None or reason is not None:
+            raise AnnotationError("bad_answer", "`choice` and `reason` belong to pairwise answers")
+        elif item.job.kind == JobKind.RELEVANCE:
             if acts is not None or report_reason:
                 raise AnnotationError("bad_answer", "a relevance answer has only `selected` (sentence ids)")
             answer = {"selected": clean_selected(item, selected)}
@@ -64,7 +82,8 @@ def answer_submit(
         assignment.time_spent_ms = time_spent_ms if time_spent_ms is not None else min(elapsed, MAX_TIME_SPENT_MS)
         assignment.score = answer_score(answer, item.gold) if item.gold is not None else None
         assignment.save()
-        if item.role == ItemRole.TASK:
+        # A report labels nothing: the item still needs `overlap` real answers.
+        if item.role == ItemRole.TASK and not reason:
             Item.objects.filter(pk=item.pk).update(answers_count=F("answers_count") + 1)
     return assignment
 
@@ -110,7 +129,10 @@ def clean_reason(reason: Any) -> str:
 
 
 def answer_units(answer: dict[str, Any]) -> set[Any]:
-    """The yes-decisions of an answer: selected sentence ids, or (message index, act) pairs."""
+    """The yes-decisions of an answer: selected sentence ids, (message index, act) pairs, or the
+    winning conversation of a pair."""
+    if "winner" in answer:
+        return {answer["winner"]}
     if "selected" in answer:
         return set(answer["selected"])
     return {(index, act) for index, acts in enumerate(answer["acts"]) for act in acts}
@@ -118,6 +140,10 @@ def answer_units(answer: dict[str, Any]) -> set[Any]:
 
 def answer_score(answer: dict[str, Any], gold: dict[str, Any]) -> float:
     """Jaccard overlap with the known answer's yes-decisions; 1.0 when both say 'none'."""
+    if "coherence" in answer:
+        from annotate.duconv import scores_agreement
+
+        return scores_agreement(answer, gold)
     given, known = answer_units(answer), answer_units(gold)
     union = given | known
     return len(given & known) / len(union) if union else 1.0

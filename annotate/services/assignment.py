@@ -69,10 +69,11 @@ def assignment_next(*, job: Job, worker: Worker, now: datetime | None = None) ->
 
 
 def slots_taken(*, item: Item, now: datetime, exclude_worker: Worker | None = None) -> int:
-    """Answers plus unexpired reservations of an item, as a new statement (a fresh snapshot)."""
+    """Answers (reports excluded: they label nothing) plus unexpired reservations of an item, as a
+    new statement (a fresh snapshot)."""
     sql = (
         f"SELECT COUNT(*) FROM {ASSIGNMENTS} WHERE item_id = %s AND worker_id <> %s"
-        " AND (status = %s OR (status = %s AND expires_at > %s))"
+        " AND ((status = %s AND report_reason = '') OR (status = %s AND expires_at > %s))"
     )
     params = [item.pk, exclude_worker.pk if exclude_worker else -1, _SUBMITTED, _ASSIGNED, _db_time(now)]
     with connection.cursor() as cursor:

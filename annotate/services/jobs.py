@@ -9,7 +9,7 @@ from typing import Any, Iterable
 from django.db import transaction
 from django.db.models import Max
 
-from annotate.models import DEFAULT_OVERLAP, Item, ItemMessage, ItemRole, Job, JobKind
+from annotate.models import DEFAULT_OVERLAP, Item, ItemMessage, ItemRole, Job, JobKind, PairwiseQuestion
 from annotate.services import AnnotationError
 from annotate.services.candidates import NO_PASSAGES_USED, candidate_options, relevance_payload
 from collect.models import Campaign, Message, Room, RoomStatus
@@ -45,6 +45,12 @@ def job_create(
     for name_ in _FRACTIONS:
         if name_ in settings and not 0.0 <= float(settings[name_]) <= 1.0:
             raise AnnotationError("bad_setting", f"{name_} must be between 0 and 1, not {settings[name_]}")
+    if kind == JobKind.PAIRWISE:
+        settings["question"] = settings.get("question") or PairwiseQuestion.ENGAGING
+        if settings["question"] not in PairwiseQuestion.values:
+            raise AnnotationError("bad_question", f"question must be one of {', '.join(PairwiseQuestion.values)}")
+    elif settings.get("question"):
+        raise AnnotationError("bad_question", "only pairwise jobs ask a question")
     options = candidate_options(candidates) if kind == JobKind.RELEVANCE else {}
     return Job.objects.create(slug=slug, name=name, kind=kind, overlap=overlap, candidates=options, **settings)
 
@@ -88,9 +94,16 @@ def job_items_from_campaigns(*, job: Job, campaigns: list[str], include_incomple
     missing = sorted(set(campaigns) - found)
     if missing:
         raise AnnotationError("no_campaign", f"no campaign with slug: {', '.join(missing)}")
+    if job.kind == JobKind.PAIRWISE:
+        from annotate.services.pairs import campaign_conversations, pair_specs
+
+        added = items_add(job=job, specs=pair_specs(job, campaign_conversations(sorted(found))))
+        job.source = {"campaigns": sorted(set(job.source.get("campaigns", [])) | found)}
+        job.save(update_fields=["source"])
+        return added
     statuses = [RoomStatus.COMPLETE] + ([RoomStatus.INCOMPLETE] if include_incomplete else [])
     rooms = Room.objects.filter(campaign__slug__in=campaigns, status__in=statuses).order_by("created", "id")
-    build = _relevance_specs if job.kind == JobKind.RELEVANCE else _dialog_spec
+    build = {JobKind.RELEVANCE: _relevance_specs, JobKind.DUCONV_EVAL: _duconv_spec}.get(job.kind, _dialog_spec)
     specs = (spec for room in rooms.iterator(chunk_size=200) for spec in build(job, room))
     added = items_add(job=job, specs=specs)
     job.source = {"campaigns": sorted(set(job.source.get("campaigns", [])) | found)}
@@ -138,3 +151,11 @@ def _dialog_spec(job: Job, room: Room) -> Iterable[ItemSpec]:
     }
     links = [(index, m.id) for index, m in enumerate(messages)]
     yield ItemSpec(key=str(room.id), payload=payload, room_id=room.id, message_links=links)
+
+
+def _duconv_spec(job: Job, room: Room) -> Iterable[ItemSpec]:
+    from annotate.duconv import duconv_payload
+
+    payload = duconv_payload(room)
+    if payload is not None:
+        yield ItemSpec(key=str(room.id), payload=payload, room_id=room.id)

@@ -1,18 +1,38 @@
-"""What both sockets share: who the worker is, frame parsing, rate limiting and error frames."""
+"""What both sockets share: who the worker is, frame parsing, rate limiting and error frames.
+
+A frame never crashes the socket: a refused one gets an `error` frame, and anything a handler did
+not expect is logged and answered with `server_error`, so the connection stays open and
+`disconnect()` still runs when it closes (a crashed consumer skips it and leaks presence)."""
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.db import Error as DatabaseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from collect.errors import ProtocolError
-from collect.frames import parse_frame
-from collect.ratelimit import RateLimiter
+from collect.frames import SURROGATE, parse_frame
+from collect.ratelimit import Limited, RateLimiter, arate_check
 
 CLOSE_NOT_MEMBER = 4403
+# "Try again later": the client's socket reconnects with backoff (a 44xx close would stop it).
+CLOSE_TRY_LATER = 1013
+# The server lost its database or channel layer under this socket: its group membership or its
+# connection may be gone, so the page reconnects (it does after any close below 4000) and resyncs.
+CLOSE_SERVICE_RESTART = 1012
+INFRASTRUCTURE_ERRORS = (DatabaseError, RedisConnectionError, RedisTimeoutError, ConnectionError)
+log = logging.getLogger(__name__)
+
+
+def scope_ip(scope: dict[str, Any]) -> str | None:
+    client = scope.get("client")
+    return str(client[0]) if client else None
 
 
 class GroundworkConsumer(AsyncJsonWebsocketConsumer):
@@ -21,6 +41,12 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         session = self.scope.get("session")
         self.worker_id: int | None = session.get("worker_id") if session is not None else None
+        self.ip = scope_ip(self.scope)
+        limited = await arate_check("sockets", worker=self.worker_id, ip=self.ip)
+        if limited is not None:
+            await self.send_error(ProtocolError("rate_limited", limited.message))
+            await self.close(code=CLOSE_TRY_LATER)
+            return
         await self.join()
 
     async def join(self) -> None:  # pragma: no cover - overridden
@@ -34,11 +60,21 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
         client_id = None
         try:
             if not self.limiter.allow():
-                raise ProtocolError("rate_limited", "Too many frames: slow down.")
+                raise ProtocolError("rate_limited", f"Too many frames: at most {settings.WS_RATE_PER_10S} per 10 s on one connection; slow down.")
+            limited: Limited | None = await arate_check("frames", worker=self.worker_id, ip=self.ip)
+            if limited is not None:
+                raise ProtocolError("rate_limited", limited.message)
             frame = parse_frame(text_data)
             client_id = frame.get("client_id") if isinstance(frame.get("client_id"), str) else None
             await self.handle(frame)
         except ProtocolError as error:
+            await self.send_error(error, client_id=client_id)
+        except INFRASTRUCTURE_ERRORS:
+            log.exception("%s: lost the database or the channel layer; closing so the page reconnects", type(self).__name__)
+            await self.close(code=CLOSE_SERVICE_RESTART)
+        except Exception:
+            log.exception("%s: a frame raised; answered server_error, the socket stays open", type(self).__name__)
+            error = ProtocolError("server_error", "The server could not handle this frame; nothing was changed. Try again.")
             await self.send_error(error, client_id=client_id)
 
     async def handle(self, frame: dict[str, Any]) -> None:  # pragma: no cover - overridden
@@ -52,4 +88,8 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
 
     @classmethod
     async def encode_json(cls, content: Any) -> str:
-        return json.dumps(content, ensure_ascii=False)
+        text = json.dumps(content, ensure_ascii=False)
+        if SURROGATE.search(text):
+            # A lone surrogate cannot be sent as UTF-8; escaped, it is still the same JSON value.
+            return json.dumps(content)
+        return text

@@ -13,11 +13,15 @@ from django.db import close_old_connections
 
 from collect import selectors
 from collect.consumers.base import GroundworkConsumer
+from collect.consumers.db import hot_path_sync_to_async
 from collect.errors import ProtocolError
 from collect.frames import require_int, require_str
+from collect.lifecycle import presence
+from collect.lifecycle.background import sweeper_ensure
+from collect.modelchat import relay as modelchat_relay
 from collect.models import Assignment
 from collect.protocols import get_protocol
-from collect.services import rooms
+from collect.services import knowledge, panels, rooms
 from django.conf import settings
 from retrieval import services as retrieval
 from retrieval.services import IndexNotBuilt
@@ -44,21 +48,42 @@ def _off_loop(func: Any) -> Any:
 
 
 # One thread hop per step of the message path: each helper does all the database work of its step.
-@database_sync_to_async
-def _post(**kwargs: Any) -> tuple[rooms.Posted, dict[str, Any] | None, dict[str, dict[str, Any]]]:
+@hot_path_sync_to_async
+def _post(**kwargs: Any) -> tuple[rooms.Posted, dict[str, Any] | None, dict[str, dict[str, Any]], bool]:
+    """Store the message; (posted, snapshot, per-role extras, whether its knowledge is still to be
+    retrieved). With Celery, that retrieval is queued here, after the commit."""
     posted = rooms.message_post(**kwargs)
-    if not posted.created:
-        return posted, None, {}
-    snapshot = selectors.room_snapshot(kwargs["room_id"])
-    return posted, snapshot, selectors.message_extras(posted.message, snapshot["protocol"])
+    snapshot = extras = None
+    if posted.created:
+        # Built from the room row message_post locked and its message count: no more queries.
+        snapshot = selectors.room_snapshot(kwargs["room_id"], room=posted.message.room, message_count=posted.message.seq)
+        extras = selectors.message_extras(posted.message, snapshot["protocol"])
+    protocol_name = kwargs["assignment"].campaign.protocol
+    # A resend of a message whose retrieval a dead process left undone retrieves it now.
+    needs_knowledge = posted.created or knowledge.message_lacks_knowledge(posted.message, protocol_name)
+    if needs_knowledge and knowledge.knowledge_in_celery():
+        knowledge.knowledge_dispatch(message_id=posted.message.pk)
+    return posted, snapshot, extras or {}, needs_knowledge
+
+
+@hot_path_sync_to_async
+def _catch_up(room_id: str, after: int, role: str) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any] | None]:
+    """Everything a member needs after seq `after`: the messages, the room's state, their knowledge."""
+    events = selectors.messages_after(room_id=room_id, after=after, role=role)
+    snapshot = selectors.room_snapshot(room_id)
+    return events, snapshot, selectors.knowledge_for(room_id=room_id, role=role)
 
 
 class RoomConsumer(GroundworkConsumer):
     member: Assignment | None = None
-    partner_timer: asyncio.Task | None = None
+    # What this socket's client has: every seq up to `base` (its last sync said so) and the seqs
+    # sent since. A member who lacks messages (a broadcast died with another process) is caught up.
+    base = 0
+    synced = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.sent: set[int] = set()
         self.reranks: set[asyncio.Task] = set()  # kept referenced until done
 
     async def join(self) -> None:
@@ -72,20 +97,19 @@ class RoomConsumer(GroundworkConsumer):
         self.partner_role = self.protocol.partner_of(self.role)
         self.grace = float(self.member.campaign.disconnect_grace_seconds)
         await self.channel_layer.group_add(group_for(self.room_id), self.channel_name)
-        await database_sync_to_async(rooms.member_connected)(assignment_id=self.member.pk)
-        self.partner_online = await database_sync_to_async(selectors.partner_connected)(room_id=self.room_id, role=self.role)
+        # Presence is heartbeat timestamps in the database; the sweep (any process) ends the room
+        # when a member stays away past the grace period or stalls past the turn timeout.
+        await database_sync_to_async(presence.member_connected)(assignment_id=self.member.pk, socket=self.channel_name)
+        sweeper_ensure()
+        self.partner_online = await database_sync_to_async(presence.partner_present)(room_id=self.room_id, role=self.role)
         await self.send_state()
         await self.broadcast({"type": "room.presence", "role": self.role, "connected": True})
-        if not self.partner_online:
-            self.watch_partner()
 
     async def disconnect(self, code: int) -> None:
-        if self.partner_timer:
-            self.partner_timer.cancel()
         if self.member is None:
             return
         await self.channel_layer.group_discard(group_for(self.room_id), self.channel_name)
-        still = await database_sync_to_async(rooms.member_disconnected)(assignment_id=self.member.pk)
+        still = await database_sync_to_async(presence.member_disconnected)(assignment_id=self.member.pk, socket=self.channel_name)
         if not still:
             await self.broadcast({"type": "room.presence", "role": self.role, "connected": False})
 
@@ -104,12 +128,40 @@ class RoomConsumer(GroundworkConsumer):
 
     async def on_sync(self, frame: dict[str, Any]) -> None:
         after = require_int(frame, "after", low=0)
-        for event in await database_sync_to_async(selectors.messages_after)(room_id=self.room_id, after=after, role=self.role):
-            await self.send_json(event)
-        await self.send_state()
-        knowledge = await database_sync_to_async(selectors.knowledge_for)(room_id=self.room_id, role=self.role)
-        if knowledge is not None:
-            await self.send_json(knowledge)
+        # Retrieval a dead process left undone for this room's messages is done (or queued) now.
+        await self.broadcast_knowledge(await _off_loop(knowledge.room_knowledge_repair)(room_id=self.room_id))
+        await self.catch_up(after)
+        if self.protocol.partner_may_be_model:
+            modelchat_relay.reply_if_owed(room_id=self.room_id)
+        self.synced = True
+        # The partner may lack what this member has (a broadcast lost with a dead process).
+        await self.broadcast({"type": "room.catchup", "last_seq": self.top()})
+
+    def top(self) -> int:
+        return max(self.base, max(self.sent, default=0))
+
+    def lacks(self, upto: int) -> bool:
+        return any(seq not in self.sent for seq in range(self.base + 1, upto + 1))
+
+    async def catch_up(self, after: int) -> None:
+        """Send what the client lacks after seq `after`, then the state and its knowledge. Messages
+        this socket was already sent (a broadcast that overtook the sync) are not sent twice."""
+        self.base = max(self.base, after)
+        events, snapshot, frame = await _catch_up(self.room_id, self.base, self.role)
+        for event in events:
+            if event["seq"] not in self.sent:
+                await self.send_json(event)
+                self.sent.add(event["seq"])
+        await self.send_state(snapshot)
+        if frame is not None:
+            await self.send_json(frame)
+        if frame is not None and self.protocol.reranks_knowledge and "after_seq" in frame:
+            # A reload must not fall back to the TF-IDF order the wizard was no longer reading.
+            reranked = await database_sync_to_async(selectors.knowledge_reranked_for)(
+                room_id=self.room_id, role=self.role, after_seq=frame["after_seq"]
+            )
+            if reranked is not None:
+                await self.send_json(reranked)
 
     async def on_action(self, frame: dict[str, Any]) -> None:
         """A protocol's own frame (e.g. WoW's choose_topic). Off the event loop: it may retrieve."""
@@ -123,21 +175,27 @@ class RoomConsumer(GroundworkConsumer):
     async def on_message(self, frame: dict[str, Any]) -> None:
         client_id = require_str(frame, "client_id", max_chars=64)
         text = require_str(frame, "text", max_chars=settings.MESSAGE_MAX_CHARS)
-        posted, snapshot, extras = await _post(
+        posted, snapshot, extras, needs_knowledge = await _post(
             room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, frame=frame
         )
         message = posted.message
         await self.send_json({"type": "ack", "client_id": client_id, "seq": message.seq})
-        if not posted.created:
+        if posted.created:
+            event = {"type": "room.message", "message": selectors.message_event(message), "extras": extras, "snapshot": snapshot}
+            await self.broadcast(event)
+            if self.protocol.partner_may_be_model:
+                modelchat_relay.reply_soon(room_id=self.room_id, seq=message.seq)
+        else:
+            # A resend: the first attempt may have died between its commit and its broadcast.
+            await self.broadcast({"type": "room.catchup", "last_seq": message.seq})
+        if not needs_knowledge or knowledge.knowledge_in_celery():
             return
-        event = {"type": "room.message", "message": selectors.message_event(message), "extras": extras, "snapshot": snapshot}
-        await self.broadcast(event)
         try:
-            knowledge = await _off_loop(rooms.message_after)(message_id=message.pk)
+            frames = await _off_loop(rooms.message_after)(message_id=message.pk)
         except IndexNotBuilt:
             log.error("room %s: no knowledge index for its source; no retrieved knowledge", self.room_id)
             return
-        await self.broadcast_knowledge(knowledge)
+        await self.broadcast_knowledge(frames)
 
     async def on_end(self, frame: dict[str, Any]) -> None:
         await database_sync_to_async(rooms.chat_end)(room_id=self.room_id, assignment=self.member)
@@ -148,12 +206,8 @@ class RoomConsumer(GroundworkConsumer):
         await self.broadcast_state()
 
     async def on_ping(self, frame: dict[str, Any]) -> None:
-        await database_sync_to_async(rooms.member_seen)(assignment_id=self.member.pk)
+        await database_sync_to_async(presence.member_seen)(assignment_id=self.member.pk)
         await self.send_json({"type": "pong"})
-        if await database_sync_to_async(rooms.room_abandon_if_partner_gone)(
-            room_id=self.room_id, role=self.partner_role, grace_seconds=self.grace
-        ):
-            await self.broadcast_state()
 
     # --- outbound
     async def broadcast(self, event: dict[str, Any]) -> None:
@@ -182,6 +236,8 @@ class RoomConsumer(GroundworkConsumer):
         if ranked is None:
             return  # failed or timed out (logged there): the TF-IDF order stays
         reranked = {"type": "knowledge.reranked", "after_seq": frame["after_seq"], "passages": ranked}
+        if not await database_sync_to_async(panels.knowledge_reranked_save)(room_id=self.room_id, role=role, frame=reranked):
+            return  # the chat has moved on: this panel is out of date
         await self.broadcast({"type": "room.knowledge", "role": role, "knowledge": reranked})
 
     async def send_state(self, snapshot: dict[str, Any] | None = None) -> None:
@@ -191,8 +247,19 @@ class RoomConsumer(GroundworkConsumer):
 
     # --- group events (handler names follow the event type)
     async def room_message(self, event: dict[str, Any]) -> None:
+        seq = event["message"]["seq"]
+        if seq in self.sent or (self.synced and seq <= self.base):
+            return  # already sent (by a catch-up)
+        if self.synced and self.lacks(seq - 1):
+            await self.catch_up(self.base)  # fills the gap, this message included
+            return
         await self.send_json({**event["message"], **event["extras"].get(self.role, {})})
+        self.sent.add(seq)
         await self.send_state(event["snapshot"])
+
+    async def room_catchup(self, event: dict[str, Any]) -> None:
+        if self.synced and self.lacks(event["last_seq"]):
+            await self.catch_up(self.base)
 
     async def room_state(self, event: dict[str, Any]) -> None:
         await self.send_state(event["snapshot"])
@@ -206,22 +273,3 @@ class RoomConsumer(GroundworkConsumer):
             return
         self.partner_online = event["connected"]
         await self.send_json({"type": "partner", "connected": self.partner_online, "grace_seconds": int(self.grace)})
-        if self.partner_online:
-            if self.partner_timer:
-                self.partner_timer.cancel()
-                self.partner_timer = None
-        else:
-            self.watch_partner()
-
-    def watch_partner(self) -> None:
-        if self.partner_timer:
-            self.partner_timer.cancel()
-        self.partner_timer = asyncio.create_task(self.end_if_partner_stays_away())
-
-    async def end_if_partner_stays_away(self) -> None:
-        await asyncio.sleep(self.grace)
-        ended = await database_sync_to_async(rooms.room_abandon_if_partner_gone)(
-            room_id=self.room_id, role=self.partner_role, grace_seconds=self.grace
-        )
-        if ended:
-            await self.broadcast_state()

@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from collect.errors import ProtocolError
 from collect.models import Assignment, AssignmentStatus
-from collect.consumers.base import GroundworkConsumer
+from collect.consumers.base import CLOSE_NOT_MEMBER, GroundworkConsumer
+from collect.lifecycle.onboarding import onboarding_needed
+from collect.lifecycle.background import sweeper_ensure
 from collect.services import matchmaking
 
 
@@ -23,13 +25,21 @@ def group_for(assignment_id: int) -> str:
 def _own_assignment(assignment_id: int, worker_id: int | None) -> Assignment | None:
     if worker_id is None:
         return None
-    return Assignment.objects.select_related("campaign", "room").filter(pk=assignment_id, worker_id=worker_id).first()
+    return Assignment.objects.select_related("campaign", "room", "worker").filter(pk=assignment_id, worker_id=worker_id).first()
 
 
 @database_sync_to_async
 def _paired_frame(assignment_id: int) -> dict[str, Any]:
     assignment = Assignment.objects.get(pk=assignment_id)
     return {"type": "paired", "room_url": reverse("collect:room", args=[assignment.room_id]), "role": assignment.role}
+
+
+@database_sync_to_async
+def _remaining(assignment_id: int) -> dict[str, int]:
+    assignment = Assignment.objects.select_related("campaign").get(pk=assignment_id)
+    timeout = assignment.campaign.wait_timeout_seconds
+    remaining = (assignment.created - timezone.now()).total_seconds() + timeout
+    return {"timeout_seconds": timeout, "remaining_seconds": max(0, int(remaining))}
 
 
 class WaitingConsumer(GroundworkConsumer):
@@ -42,6 +52,12 @@ class WaitingConsumer(GroundworkConsumer):
             await self.refuse_member()
             return
         self.assignment_id = assignment.pk
+        sweeper_ensure()
+        if await database_sync_to_async(onboarding_needed)(campaign=assignment.campaign, worker=assignment.worker):
+            await self.send_error(ProtocolError("onboarding_required", "Finish the instructions and quiz first."))
+            await self.close(code=CLOSE_NOT_MEMBER)
+            self.assignment_id = None
+            return
         await self.channel_layer.group_add(group_for(assignment.pk), self.channel_name)
         if assignment.status == AssignmentStatus.PAIRED:
             await self.send_json(await _paired_frame(assignment.pk))
@@ -58,8 +74,7 @@ class WaitingConsumer(GroundworkConsumer):
         self.timer = asyncio.create_task(self.expire_after(remaining))
         room = await database_sync_to_async(matchmaking.room_pair)(assignment_id=assignment.pk)
         if room is not None:
-            for member_id in await database_sync_to_async(lambda: list(room.members.values_list("pk", flat=True)))():
-                await self.channel_layer.group_send(group_for(member_id), {"type": "assignment.paired"})
+            await self.notify_members(room)
 
     async def expire_after(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))
@@ -68,21 +83,51 @@ class WaitingConsumer(GroundworkConsumer):
 
     async def send_timeout(self) -> None:
         await self.send_json(
-            {"type": "timeout", "message": "Sorry, no partner could be found in time. Please try again later."}
+            {
+                "type": "timeout",
+                "message": "Sorry, no partner could be found in time.",
+                "done_url": reverse("collect:finish", args=[self.assignment_id]),
+            }
         )
 
     async def handle(self, frame: dict[str, Any]) -> None:
         if self.assignment_id is None:
             raise ProtocolError("not_member", "This page belongs to another worker.")
+        if frame["type"] == "status":
+            await self.on_status()
+            return
         if frame["type"] != "ping":
-            raise ProtocolError("bad_frame", "The waiting room accepts only 'ping' frames.")
+            raise ProtocolError("bad_frame", "The waiting room accepts only 'ping' and 'status' frames.")
         await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=self.assignment_id, connected=True)
         await self.send_json({"type": "pong"})
+
+    async def on_status(self) -> None:
+        """The page asks where it stands when no `paired` frame came (a group message can be lost
+        between processes): `paired` if it is, else another try at pairing, else `waiting`."""
+        await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=self.assignment_id, connected=True)
+        room = await database_sync_to_async(matchmaking.room_pair)(assignment_id=self.assignment_id)
+        if room is not None:
+            await self.notify_members(room)
+            await self.send_json(await _paired_frame(self.assignment_id))
+        elif await database_sync_to_async(matchmaking.waiting_expire)(assignment_id=self.assignment_id):
+            await self.send_timeout()
+        else:
+            await self.send_json({"type": "waiting", **await _remaining(self.assignment_id)})
+
+    async def notify_members(self, room: Any) -> None:
+        for member_id in await database_sync_to_async(lambda: list(room.members.values_list("pk", flat=True)))():
+            await self.channel_layer.group_send(group_for(member_id), {"type": "assignment.paired"})
 
     async def assignment_paired(self, event: dict[str, Any]) -> None:
         if self.timer:
             self.timer.cancel()
         await self.send_json(await _paired_frame(self.assignment_id))
+
+    async def assignment_ended(self, event: dict[str, Any]) -> None:
+        """The sweep ended this wait (timed out, or the page was away too long)."""
+        if self.timer:
+            self.timer.cancel()
+        await self.send_timeout()
 
     async def disconnect(self, code: int) -> None:
         if self.timer:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Callable, Iterable
@@ -22,6 +22,8 @@ EXPORTERS: dict[str, str] = {
     "wow": "collect.exporters.wow.export",
     "curiosity": "collect.exporters.curiosity.export",
     "wowpp": "annotate.exporters.wowpp.export",
+    "duconv": "collect.exporters.duconv.export",
+    "modelchat": "collect.exporters.modelchat.export",
 }
 
 
@@ -33,12 +35,15 @@ class ExportError(Exception):
 class ExportOptions:
     campaigns: tuple[str, ...] = ()  # campaign slugs; empty = every campaign of the dataset's protocol
     include_incomplete: bool = False
+    include_partial: bool = False  # annotation exports (wowpp): also items short of their votes, marked
     seed: int = 0
     holdout_topics: float = 0.10  # share of topics held out entirely (unseen valid/test), split evenly
     valid: float = 0.05  # share of the remaining dialogues in the seen-topic valid split
     test: float = 0.05  # ... and in the seen-topic test split
     chunk_size: int = 500  # rooms read per query
     job: str = ""  # annotation job slug, for datasets exported from annotation jobs (wowpp)
+    samples: bool = False  # DuConv: test-format samples (one per agent turn) instead of sessions
+    segment: bool = False  # DuConv: write collected utterances word-segmented (jieba)
 
     def __post_init__(self) -> None:
         for name in ("holdout_topics", "valid", "test"):
@@ -55,6 +60,7 @@ class ExportOptions:
 class ExportResult:
     counts: dict[str, int]  # file name -> dialogues written, in the dataset's file order
     skipped_empty: int = 0  # rooms without a single message: loaders index dialog[0], so left out
+    notes: list[str] = field(default_factory=list)  # what a researcher must know about the files written
 
     @property
     def total(self) -> int:

@@ -20,8 +20,9 @@ from django.db.models import BigIntegerField, Count, Exists, OuterRef, QuerySet
 from django.db.models.functions import Coalesce
 
 from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, stable_fraction
+from collect.exporters.labels import DIALOG_ACTS, message_labels
 from collect.models import Assignment, Campaign, CuriosityDialog, Message, Protocol, RoomStatus
-from retrieval.curiosity.factdb import FactDbError, factdb_write
+from retrieval.curiosity.factdb import FactDbError, factdb_missing, factdb_write
 
 SPLITS = ("train", "val", "test", "test_zero")
 FILES = {split: f"curiosity_dialogs.{split}.json" for split in SPLITS}
@@ -48,10 +49,17 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
     dialogs = CuriosityDialog.objects.filter(room__campaign__in=campaigns, room__status__in=statuses)
     _refuse_shared_dialog_ids(dialogs)
     out_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        checksum = factdb_write(source_id=sources[0], path=out_dir / DB_FILE)
-    except FactDbError as error:
-        raise ExportError(str(error)) from error
+    notes = []
+    checksum = factdb_missing(source_id=sources[0])
+    if checksum is not None:
+        # Dialogs imported without their fact db: keep their db_checksum, write no db we do not have.
+        notes.append(f"{DB_FILE} not written: the fact db (md5 {checksum}) was never imported, so fact texts are missing; "
+                     "the dialogs keep its db_checksum (import it with `import_dataset curiosity FILE --facts DB`)")
+    else:
+        try:
+            checksum = factdb_write(source_id=sources[0], path=out_dir / DB_FILE)
+        except FactDbError as error:
+            raise ExportError(str(error)) from error
     skipped = 0
     with dialog_files(out_dir, [FILES[s] for s in SPLITS], checksum) as files:
         for dialog, messages, ids in iter_dialogs(dialogs, chunk_size=options.chunk_size):
@@ -59,7 +67,7 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
                 skipped += 1
                 continue
             files.write(FILES[split_for(dialog, options)], dialog_json(dialog, messages, ids))
-    return ExportResult(counts=dict(files.counts), skipped_empty=skipped)
+    return ExportResult(counts=dict(files.counts), skipped_empty=skipped, notes=notes)
 
 
 def _campaigns(options: ExportOptions) -> list[Campaign]:
@@ -181,12 +189,10 @@ def dialog_json(dialog: dict, messages: list[dict], workers: dict[str, str]) -> 
 
 
 def _with_crowd_labels(messages: dict[Any, list[dict]]) -> None:
-    """Dialog acts labeled in Groundwork's annotation jobs (the annotators' majority) replace the
-    stored ones; messages nobody has labeled keep theirs (e.g. an imported release's)."""
-    # Imported here: annotate builds on collect, and only this export reads its labels back.
-    from annotate.selectors.labels import dialog_acts_for
-
-    labels = dialog_acts_for([m["pk"] for page in messages.values() for m in page])
+    """Dialog acts labeled in Groundwork's annotation jobs (the annotators' majority, given by the
+    provider annotate registers) replace the stored ones; messages nobody has labeled keep theirs
+    (e.g. an imported release's)."""
+    labels = message_labels(kind=DIALOG_ACTS, message_ids=[m["pk"] for page in messages.values() for m in page])
     for page in messages.values():
         for message in page:
             if message["pk"] in labels:

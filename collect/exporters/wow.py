@@ -17,7 +17,7 @@ from uuid import UUID
 from django.db.models import QuerySet
 
 from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, stable_fraction
-from collect.models import Campaign, Message, Protocol, Room, RoomStatus
+from collect.models import Campaign, Decision, Message, Protocol, Room, RoomStatus
 
 TRAIN = "train.json"
 VALID_RANDOM = "valid_random_split.json"
@@ -27,11 +27,14 @@ TEST_TOPIC = "test_topic_split.json"
 FILES = (TRAIN, VALID_RANDOM, VALID_TOPIC, TEST_RANDOM, TEST_TOPIC)
 
 NO_PASSAGES_USED = "no_passages_used"
+# Only on dialogues that ended early (exported with --include-incomplete): true, and why it ended.
+INCOMPLETE_KEY = "incomplete"
+END_REASON_KEY = "end_reason"
 ROLES = ("wizard", "apprentice")
 
 Dialogue = dict[str, Any]
 
-_ROOM_FIELDS = ("id", "topic", "topic_passage", "rating", "first_speaker", "persona__text")
+_ROOM_FIELDS = ("id", "topic", "topic_passage", "rating", "first_speaker", "persona__text", "status", "end_reason")
 # knowledge_shown is left out on purpose: it is the largest column and the format does not use it.
 _MESSAGE_FIELDS = ("room_id", "seq", "role", "text", "retrieved_passages", "checked_sentence", "checked_passage")
 
@@ -52,6 +55,8 @@ def rooms_to_export(options: ExportOptions) -> QuerySet[Room]:
     # Rooms still in progress are never exported: their dialogue may still change.
     statuses = [RoomStatus.COMPLETE] + ([RoomStatus.INCOMPLETE] if options.include_incomplete else [])
     rooms = Room.objects.filter(status__in=statuses, campaign__protocol=Protocol.WOW)
+    # Review (docs/campaigns.md): soft-rejected and rejected work is never part of the dataset.
+    rooms = rooms.exclude(members__decision__in=[Decision.SOFT_REJECTED, Decision.REJECTED])
     if options.campaigns:
         found = dict(Campaign.objects.filter(slug__in=options.campaigns).values_list("slug", "protocol"))
         missing = sorted(set(options.campaigns) - set(found))
@@ -107,13 +112,18 @@ def split_for(topic: str, room_id: UUID | str, options: ExportOptions) -> str:
 def dialogue(room: dict[str, Any], messages: list[dict[str, Any]]) -> Dialogue:
     first = room["first_speaker"] if room["first_speaker"] in ROLES else messages[0]["role"]
     order = {first: 0, next(role for role in ROLES if role != first): 1}
-    return {
+    out = {
         "chosen_topic": room["topic"],
         "persona": (room["persona__text"] or "").strip().lower(),
         "wizard_eval": room["rating"] if room["rating"] is not None else -1,
         "chosen_topic_passage": [str(sentence) for sentence in room["topic_passage"] or []],
         "dialog": [turn(message, order, room["id"]) for message in messages],
     }
+    if room.get("status") == RoomStatus.INCOMPLETE:
+        # Keys WoW's loaders do not read; complete dialogues keep exactly the original schema.
+        out[INCOMPLETE_KEY] = True
+        out[END_REASON_KEY] = room.get("end_reason") or ""
+    return out
 
 
 def turn(message: dict[str, Any], order: dict[str, int], room_id: UUID) -> dict[str, Any]:

@@ -4,9 +4,11 @@ rooms of an (inactive) Curiosity campaign, so that they can be annotated and exp
 Import then export reproduces every field of every dialog and message: values our columns cannot
 hold as they are (an unexpected type, a null where we keep a list) and keys we do not know go to
 `extra` verbatim; standard keys a dialog lacked are remembered and left out again. Worker ids stay
-the file's own pseudonymous ids. The fact db the dialogs' `fid`s refer to must come with the first
-import (`facts`), and its md5 must be the file's `db_checksum`; later files with the same checksum
-find it in the store.
+the file's own pseudonymous ids. The fact db the dialogs' `fid`s refer to comes with an import
+(`facts`; its md5 must be the file's `db_checksum`); later files with the same checksum find it in
+the store. Without it the dialogs are imported anyway, every fact reference (`fid`, `used`, `source`)
+kept as given, so they export identically and can be labeled; only the fact texts are missing
+(`facts_missing`) until an import with `facts` brings the db into the source that waits for it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from django.db import transaction
 
 from collect.exporters.curiosity import ABSENT, FLAG_DEFAULTS, SPLITS
 from collect.models import Assignment, AssignmentStatus, Campaign, CuriosityDialog, Message, Protocol, Room, RoomStatus, Worker
-from retrieval.curiosity.factdb import FactDbError, factdb_import, md5_file
+from retrieval.curiosity.factdb import FactDbError, factdb_expect, factdb_import, factdb_missing, md5_file
 from retrieval.models import FactDatabase
 
 PLATFORM = "curiosity"
@@ -39,6 +41,11 @@ DIALOG_KEYS = {
 }
 MESSAGE_KEYS = {"message", "liked", "sender", "facts", "message_id", "dialog_acts"}
 BATCH = 500
+MISSING_NOTE = (
+    "MISSING: the fact db of this file (wiki_sql.sqlite.db, md5 = db_checksum) is not in the store. Every fact "
+    "reference (fid, used, source) is kept and the dialogs export identically and can be labeled, but fact texts "
+    "are unknown until you import the db: import_dataset curiosity FILE --facts wiki_sql.sqlite.db"
+)
 
 
 class CuriosityImportError(ValueError):
@@ -54,6 +61,7 @@ class CuriosityImportResult:
     messages: int = 0
     already_present: int = 0
     facts: dict[str, int] = field(default_factory=dict)
+    facts_missing: bool = False  # the fact db is not in the store: fids are kept, their texts are unknown
 
 
 def curiosity_import(
@@ -62,12 +70,13 @@ def curiosity_import(
     data = _read(path)
     checksum = data["db_checksum"]
     split = split if split is not None else _split_of(path)
-    fact_source, fact_counts = _fact_source(checksum, facts, source, path)
     dialogs = [_parse(index, raw) for index, raw in enumerate(data["dialogs"])]
     with transaction.atomic():
+        fact_source, fact_counts = _fact_source(checksum, facts, source, path)
         target = _campaign(campaign or f"curiosity-import-{checksum[:8]}", fact_source, dialogs)
         present = set(CuriosityDialog.objects.filter(room__campaign=target).values_list("dialog_id", flat=True))
         result = CuriosityImportResult(target.slug, fact_source.slug, split, facts=fact_counts)
+        result.facts_missing = factdb_missing(source_id=fact_source.pk) is not None
         new = [d for d in dialogs if d["dialog"]["dialog_id"] not in present]
         result.already_present = len(dialogs) - len(new)
         for start in range(0, len(new), BATCH):
@@ -93,21 +102,21 @@ def _split_of(path: Path) -> str:
 
 
 def _fact_source(checksum: str, facts: Path | None, slug: str, path: Path) -> tuple[Any, dict[str, int]]:
-    if facts is not None:
+    """The knowledge source of the file's fact db: imported now from `facts` (into the source that
+    waits for it, if an earlier file came without it), found in the store, or waiting for it."""
+    waiting = FactDatabase.objects.select_related("source").filter(md5=checksum).order_by("-path", "pk").first()
+    slug = slug or (waiting.source.slug if waiting is not None else f"curiosity-{checksum[:8]}")
+    try:
+        if facts is None:
+            return factdb_expect(md5=checksum, slug=slug, name="Curiosity fact db"), {}
         if not facts.is_file():
             raise CuriosityImportError(f"{facts}: no such file")
         if md5_file(facts) != checksum:
             raise CuriosityImportError(f"{facts} is not the fact db of {path}: its md5 differs from db_checksum {checksum}")
-        try:
-            imported = factdb_import(path=facts, slug=slug or f"curiosity-{checksum[:8]}", name="Curiosity fact db")
-        except FactDbError as error:
-            raise CuriosityImportError(str(error)) from error
-        counts = {"articles": imported.articles, "facts": imported.facts, "mentions": imported.mentions}
-        return imported.source, counts
-    known = FactDatabase.objects.select_related("source").filter(md5=checksum).first()
-    if known is None:
-        raise CuriosityImportError(f"{path}: its fact db ({checksum}) is not in the store; give it with --facts")
-    return known.source, {}
+        imported = factdb_import(path=facts, slug=slug, name="Curiosity fact db")
+    except FactDbError as error:
+        raise CuriosityImportError(str(error)) from error
+    return imported.source, {"articles": imported.articles, "facts": imported.facts, "mentions": imported.mentions}
 
 
 def _campaign(slug: str, source: Any, dialogs: list[dict]) -> Campaign:
@@ -276,4 +285,5 @@ def import_file(path: Path, options: dict[str, Any]) -> dict[str, Any]:
         "messages": result.messages,
         "present": result.already_present,
         **{f"db {key}": value for key, value in result.facts.items()},
+        **({"fact texts": MISSING_NOTE} if result.facts_missing else {}),
     }

@@ -26,6 +26,11 @@ class Protocol:
     rating_roles: tuple[str, ...] = ()
     # Whether `knowledge` frames ({"passages": [...]}) get a second, reranked `knowledge.reranked`.
     reranks_knowledge = False
+    # Whether after_message stores retrieval on the message (Message.retrieved_passages): such work
+    # must survive a crash between the commit and the retrieval (collect/services/knowledge.py).
+    retrieves_per_message = False
+    # Whether the partner seat may be a model that replies after each message (model_chat).
+    partner_may_be_model = False
     # frame type → method name; called as method(room=<locked>, assignment=, frame=) -> Effect
     # inside one transaction
     actions: dict[str, str] = {}
@@ -41,8 +46,16 @@ class Protocol:
     def partner_of(self, role: str) -> str:
         return self.roles[1] if role == self.roles[0] else self.roles[0]
 
+    def setup_role(self, room: Room) -> str:
+        """Whose move it is before the chat opens (WoW: the first speaker chooses the topic)."""
+        return room.first_speaker
+
     def next_role(self, room: Room, message_count: int) -> str:
         return room.first_speaker if message_count % 2 == 0 else self.partner_of(room.first_speaker)
+
+    def out_of_turn(self, *, role: str, count: int) -> str:
+        """What a member who speaks out of turn is told (`count`: messages so far)."""
+        return "Wait for your partner's reply."
 
     def snapshot_extra(self, room: Room) -> dict[str, Any]:
         """Protocol facts about the room, for every member (filtered per role by state_for_role)."""
@@ -65,6 +78,9 @@ class Protocol:
 
     def knowledge_for(self, *, room: Room, role: str) -> dict[str, Any] | None:
         return None
+
+    def end_check(self, *, room: Room, assignment: Any) -> None:
+        """Protocol rules for ending a chat beyond the turn minimum (raise ProtocolError)."""
 
     def rating_parse(self, frame: dict[str, Any]) -> Any:
         """Validate one member's end-of-chat form (raises ProtocolError "bad_rating")."""

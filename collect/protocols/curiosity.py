@@ -60,6 +60,9 @@ class Curiosity(Protocol):
         CuriosityDialog.objects.filter(pk=dialog.pk).update(dialog_id=dialog.pk)
         return room
 
+    def setup_role(self, room: Room) -> str:
+        return USER  # the user marks the entities they know
+
     def snapshot_extra(self, room: Room) -> dict[str, Any]:
         dialog = dialog_of(room)
         return {

@@ -13,6 +13,7 @@ from collect.errors import ProtocolError
 from collect.frames import parse_checked, require_str
 from collect.models import Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols.base import Effect, Protocol
+from collect.protocols.wow_query import TurnQuery, TurnQueryError, turn_query_of
 from retrieval import services as retrieval
 
 WIZARD = "wizard"
@@ -26,6 +27,7 @@ class WizardOfWikipedia(Protocol):
     setup_status = RoomStatus.CHOOSING_TOPIC
     rating_roles = (APPRENTICE,)
     reranks_knowledge = True
+    retrieves_per_message = True
     actions = {"choose_topic": "choose_topic"}
 
     def room_create(self, *, campaign: Campaign) -> Room:
@@ -81,11 +83,15 @@ class WizardOfWikipedia(Protocol):
         return {}
 
     def after_message(self, *, message: Message) -> dict[str, dict[str, Any]]:
-        """Retrieve for every utterance (7 articles, lead paragraphs: WoW's retrieved_passages);
-        after the apprentice's turn the wizard gets a new panel."""
+        """Retrieve for every utterance (7 articles, lead paragraphs: WoW's retrieved_passages), by
+        default with the room's topic blended in (wow_query.py); after the apprentice's turn the
+        wizard gets a new panel."""
         if message.retrieved_passages is None:
-            source_id = message.room.campaign.knowledge_source_id
-            passages = retrieval.passages_for_query(source_id=source_id, query=message.text, k=7)
+            room = message.room
+            weight = turn_query_for(room.campaign.protocol_config).weight_for(room.topic)
+            passages = retrieval.passages_for_query(
+                source_id=room.campaign.knowledge_source_id, query=message.text, k=7, topic=room.topic, topic_weight=weight
+            )
             message.retrieved_passages = [{p["title"]: p["sentences"]} for p in passages]
             message.save(update_fields=["retrieved_passages"])
         if message.role != APPRENTICE:
@@ -118,6 +124,14 @@ class WizardOfWikipedia(Protocol):
 
 WOW = WizardOfWikipedia()
 roles = WOW.roles
+
+
+def turn_query_for(config: Any) -> TurnQuery:
+    try:
+        return turn_query_of(config)
+    except TurnQueryError:
+        # The admin refuses a bad setting; one stored by other means must not break a live chat.
+        return TurnQuery()
 
 
 def topic_options(room: Room) -> list[str]:

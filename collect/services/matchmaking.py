@@ -9,7 +9,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from collect.models import Assignment, AssignmentStatus, Campaign, Room, RoomStatus, Worker
+from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus, Worker
 from collect.protocols import get_protocol
 
 # A waiting worker's page pings every 15 s; one silent for longer than this has left.
@@ -18,11 +18,17 @@ LIVE_ROOM_STATUSES = (RoomStatus.CHOOSING_TOPIC, RoomStatus.PREPARING, RoomStatu
 
 
 def worker_get_or_create(*, platform: str, external_id: str) -> Worker:
-    worker, _ = Worker.objects.get_or_create(platform=platform, external_id=external_id)
+    from collect.lifecycle.links import pseudonym_for  # the id exports carry: a salted hash
+
+    worker, _ = Worker.objects.get_or_create(
+        platform=platform, external_id=external_id, defaults={"pseudonym": pseudonym_for(platform=platform, external_id=external_id)}
+    )
     return worker
 
 
-def assignment_start(*, campaign: Campaign, worker: Worker, study_id: str = "", session_id: str = "") -> Assignment:
+def assignment_start(
+    *, campaign: Campaign, worker: Worker, study_id: str = "", session_id: str = "", turk_submit_to: str = ""
+) -> Assignment:
     """The worker's live assignment in this campaign, or a new place in the waiting room."""
     live = (
         Assignment.objects.filter(campaign=campaign, worker=worker)
@@ -37,7 +43,9 @@ def assignment_start(*, campaign: Campaign, worker: Worker, study_id: str = "", 
     )
     if live:
         return live
-    return Assignment.objects.create(campaign=campaign, worker=worker, study_id=study_id, session_id=session_id)
+    return Assignment.objects.create(
+        campaign=campaign, worker=worker, study_id=study_id, session_id=session_id, turk_submit_to=turk_submit_to
+    )
 
 
 def waiting_expired(assignment: Assignment) -> bool:
@@ -57,7 +65,10 @@ def waiting_expire(*, assignment_id: int) -> bool:
         return True
     if assignment.status != AssignmentStatus.WAITING or not waiting_expired(assignment):
         return False
-    return Assignment.objects.filter(pk=assignment_id, status=AssignmentStatus.WAITING).update(status=AssignmentStatus.TIMED_OUT) == 1
+    from collect.lifecycle.outcomes import assignment_outcome_set
+
+    assignment_outcome_set(assignment_id=assignment_id, outcome=Outcome.NO_PARTNER)
+    return Assignment.objects.filter(pk=assignment_id, status=AssignmentStatus.TIMED_OUT).exists()
 
 
 def room_pair(*, assignment_id: int) -> Room | None:

@@ -4,23 +4,16 @@ it has committed (persist before broadcast). Protocol-specific rules come from t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
 from collect.errors import ProtocolError
+from collect.lifecycle.outcomes import room_outcomes_set
 from collect.models import Assignment, Message, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.protocols.base import Effect
-from collect.services.matchmaking import LIVE_ROOM_STATUSES
-
-# Pages ping every 15 s: a member silent this much longer than the grace period is gone even if
-# their disconnect was never processed (daphne can drop connections without running disconnect()).
-PING_SLACK_SECONDS = 45
-
 
 @dataclass(frozen=True)
 class Posted:
@@ -32,28 +25,6 @@ def member_get(*, room_id: str, worker_id: int | None) -> Assignment | None:
     if worker_id is None:
         return None
     return Assignment.objects.select_related("room", "campaign").filter(room_id=room_id, worker_id=worker_id).first()
-
-
-def member_connected(*, assignment_id: int) -> None:
-    now = timezone.now()
-    Assignment.objects.filter(pk=assignment_id).update(
-        open_sockets=F("open_sockets") + 1, connected=True, last_seen=now, left_at=None
-    )
-
-
-def member_disconnected(*, assignment_id: int) -> bool:
-    """One of the member's sockets closed; True if the member is still connected by another."""
-    with transaction.atomic():
-        member = Assignment.objects.select_for_update().get(pk=assignment_id)
-        member.open_sockets = max(0, member.open_sockets - 1)
-        member.connected = member.open_sockets > 0
-        member.left_at = None if member.connected else timezone.now()
-        member.save(update_fields=["open_sockets", "connected", "left_at"])
-    return member.connected
-
-
-def member_seen(*, assignment_id: int) -> None:
-    Assignment.objects.filter(pk=assignment_id).update(last_seen=timezone.now())
 
 
 def _locked_room(room_id: Any) -> Room:
@@ -69,7 +40,14 @@ def room_act(*, room_id: Any, assignment: Assignment, name: str, frame: dict[str
         action = get_protocol(room.campaign.protocol).action(name)
         if action is None:
             raise ProtocolError("bad_frame", f"Unknown frame type {name!r}.")
-        return action(room=room, assignment=assignment, frame=frame)
+        effect = action(room=room, assignment=assignment, frame=frame)
+        _active(room)
+        return effect
+
+
+def _active(room: Room) -> None:
+    # The turn timeout (collect.lifecycle.sweep) counts from the room's last step.
+    Room.objects.filter(pk=room.pk).update(activity_at=timezone.now())
 
 
 def message_post(*, room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any]) -> Posted:
@@ -95,11 +73,12 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
         raise ProtocolError("wrong_state", "The chat is not open for messages.")
     count = room.messages.count()
     if protocol.next_role(room, count) != assignment.role:
-        raise ProtocolError("not_your_turn", "Wait for your partner's reply.")
+        raise ProtocolError("not_your_turn", protocol.out_of_turn(role=assignment.role, count=count))
     fields = protocol.message_fields(room=room, assignment=assignment, frame=frame, count=count)
     message = Message.objects.create(
         room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields
     )
+    _active(room)
     # Turns alternate, so after the second speaker's message both have spoken (count + 1) / 2 turns.
     if message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit:
         _end(room, status=RoomStatus.RATING, reason="turn limit reached")
@@ -122,8 +101,8 @@ def _turns(room: Room) -> dict[str, int]:
 def _end(room: Room, *, status: str, reason: str) -> None:
     room.status = status
     room.end_reason = reason
-    room.ended = timezone.now()
-    room.save(update_fields=["status", "end_reason", "ended"])
+    room.ended = room.activity_at = timezone.now()
+    room.save(update_fields=["status", "end_reason", "ended", "activity_at"])
 
 
 def chat_end(*, room_id: Any, assignment: Assignment) -> Room:
@@ -135,6 +114,7 @@ def chat_end(*, room_id: Any, assignment: Assignment) -> Room:
             raise ProtocolError(
                 "too_early_to_end", f"Each of you must send {room.turns_required} messages before the chat can end."
             )
+        get_protocol(room.campaign.protocol).end_check(room=room, assignment=assignment)
         _end(room, status=RoomStatus.RATING, reason=f"ended by the {assignment.role}")
     return room
 
@@ -152,31 +132,5 @@ def rating_submit(*, room_id: Any, assignment: Assignment, frame: dict[str, Any]
         if protocol.rated(room):
             room.status = RoomStatus.COMPLETE
             room.save(update_fields=["status"])
+            room_outcomes_set(room=room, outcomes={})  # everyone: completed
     return room
-
-
-def _gone(room_id: Any, role: str, grace_seconds: float) -> bool:
-    now = timezone.now()
-    cutoff = now - timedelta(seconds=grace_seconds)
-    stale = now - timedelta(seconds=grace_seconds + PING_SLACK_SECONDS)
-    return Assignment.objects.filter(room_id=room_id, role=role).filter(
-        Q(connected=False, left_at__lte=cutoff) | Q(last_seen__lte=stale)
-    ).exists()
-
-
-def room_abandon_if_partner_gone(*, room_id: Any, role: str, grace_seconds: float) -> bool:
-    """End a live room as incomplete when the member in `role` has been away longer than the grace
-    period. The partial dialogue is kept; the rating step is skipped."""
-    if not _gone(room_id, role, grace_seconds):
-        return False
-    with transaction.atomic():
-        room = _locked_room(room_id)
-        if room.status not in LIVE_ROOM_STATUSES or not _gone(room_id, role, grace_seconds):
-            return False
-        if room.status == RoomStatus.RATING:
-            # The chat itself finished: keep it complete, without the missing rating.
-            room.status = RoomStatus.COMPLETE
-            room.save(update_fields=["status"])
-        else:
-            _end(room, status=RoomStatus.INCOMPLETE, reason=f"the {role} left")
-    return True

@@ -11,6 +11,10 @@ lead. The lead section (Sentence.section == "") is called "Body" in the file.
 `factdb_import` keeps a copy of the file; `factdb_write` copies it back while the source still holds
 exactly what was imported (so `db_checksum` is the original's), and otherwise writes a new file from
 the source.
+
+Dialogs can come before their fact db: `factdb_expect` records the db a source is waiting for (its
+md5, no file: `FactDatabase.path == ""`), and a later `factdb_import` of the file with that md5 fills
+that very source, so the dialogs' `fid`s then resolve to fact texts.
 """
 
 from __future__ import annotations
@@ -132,10 +136,10 @@ def factdb_import(*, path: Path, slug: str, name: str = "") -> FactDbImport:
         with transaction.atomic():
             source, _ = KnowledgeSource.objects.get_or_create(slug=slug, defaults={"name": name or slug})
             existing = FactDatabase.objects.filter(source=source).first()
-            if existing is not None:
-                if existing.md5 == md5:
-                    return FactDbImport(source, md5, already_present=True)
+            if existing is not None and existing.md5 != md5:
                 raise FactDbError(f"source {slug!r} already holds another fact db ({existing.md5}); use a new --source")
+            if existing is not None and existing.path:
+                return FactDbImport(source, md5, already_present=True)
             if source.articles.exists():
                 raise FactDbError(f"source {slug!r} already has articles; import a fact db into a new source")
             result = FactDbImport(source, md5)
@@ -146,10 +150,31 @@ def factdb_import(*, path: Path, slug: str, name: str = "") -> FactDbImport:
                 temp = kept.with_suffix(f".{os.getpid()}.tmp")
                 shutil.copyfile(path, temp)
                 os.replace(temp, kept)
-            FactDatabase.objects.create(source=source, md5=md5, path=str(kept), fingerprint=source_fingerprint(source.pk))
+            FactDatabase.objects.update_or_create(
+                source=source, defaults={"md5": md5, "path": str(kept), "fingerprint": source_fingerprint(source.pk)}
+            )
             return result
     finally:
         connection.close()
+
+
+def factdb_expect(*, md5: str, slug: str, name: str = "") -> KnowledgeSource:
+    """The source that holds, or waits for, the fact db with this md5: an existing one, else `slug`
+    (created empty, recording the md5 it waits for)."""
+    known = FactDatabase.objects.select_related("source").filter(md5=md5).order_by("-path", "pk").first()
+    if known is not None:
+        return known.source
+    source, _ = KnowledgeSource.objects.get_or_create(slug=slug, defaults={"name": name or slug})
+    existing = FactDatabase.objects.filter(source=source).first()
+    if existing is not None or source.articles.exists():
+        raise FactDbError(f"source {slug!r} already holds other knowledge; cannot wait there for fact db {md5}")
+    FactDatabase.objects.create(source=source, md5=md5, path="", fingerprint={})
+    return source
+
+
+def factdb_missing(*, source_id: int) -> str | None:
+    """The md5 of the fact db this source waits for (dialogs imported without it), else None."""
+    return FactDatabase.objects.filter(source_id=source_id, path="").values_list("md5", flat=True).first()
 
 
 def _import_rows(connection: sqlite3.Connection, source: KnowledgeSource, result: FactDbImport) -> None:

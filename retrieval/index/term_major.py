@@ -41,6 +41,22 @@ class TermMajorIndex:
     def search(self, query: str, *, k: int) -> list[tuple[int, float]]:
         """The top-k (Article pk, cosine score) for `query`, best first; only documents sharing a term."""
         rows, weights = self._query_terms(query)
+        return self._search_rows(rows, weights, k)
+
+    def search_blend(self, queries: list[tuple[str, float]], *, k: int) -> list[tuple[int, float]]:
+        """The top-k (Article pk, score) for a weighted sum of cosine scores, sum(w * cos(query, doc))
+        over (query, w): each query is normalised on its own, so a long turn cannot drown a short
+        topic. Cosine is linear in the query vector, so this is one search with the summed vectors."""
+        parts = [self._query_terms(query) for query, weight in queries if weight > 0]
+        weights_by_part = [w for _, w in queries if w > 0]
+        if not parts:
+            return []
+        rows = np.concatenate([r for r, _ in parts])
+        weights = np.concatenate([v * w for (_, v), w in zip(parts, weights_by_part)])
+        rows, inverse = np.unique(rows, return_inverse=True)
+        return self._search_rows(rows, np.bincount(inverse, weights=weights), k)
+
+    def _search_rows(self, rows: np.ndarray, weights: np.ndarray, k: int) -> list[tuple[int, float]]:
         if k <= 0 or not len(rows):
             return []
         starts, ends = self.indptr[rows], self.indptr[rows + 1]

@@ -4,6 +4,7 @@ the values in force. settings.py belongs to the project; these live here to stay
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,11 @@ from groundwork.env import env_float, env_int, env_str
 RANKERS = ("tfidf", "neural", "hybrid", "learned")
 DEVICES = ("auto", "cpu", "cuda")
 MODES = ("auto", "process", "celery")
+FEATURES = ("auto", "lexical", "minilm")
+# Learned models shipped with Groundwork (fitted on the WOW++ test-seen file; provenance and the data's
+# CC BY-SA attribution are inside each learned.json and in ATTRIBUTION.md): the live ranker without
+# a configured checkpoint.
+DEFAULT_MODELS = Path(__file__).resolve().parent / "default_models"
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,7 @@ class RankerConfig:
     timeout_s: float  # how long a live rerank may take before the TF-IDF order stays
     hybrid_weight: float  # weight of the neural score in the hybrid (TF-IDF gets the rest)
     mode: str  # where live reranks run: "process" (a thread here), "celery" (the rerank queue), "auto"
+    bundled: bool = False  # checkpoint is one of DEFAULT_MODELS, not one the researcher configured
 
 
 def ranker_config() -> RankerConfig:
@@ -38,10 +45,20 @@ def ranker_config() -> RankerConfig:
             f"GROUNDWORK_RERANKER_CHECKPOINT={raw_checkpoint!r} is not a train_reranker checkpoint "
             "(no learned.json nor reranker.json)"
         )
-    # The checkpoint says which ranker it is for; without one only TF-IDF needs no training.
-    default = "tfidf" if checkpoint is None else "learned" if learned else "hybrid"
+    # The checkpoint says which ranker it is for; without one, the shipped learned model.
+    default = "learned" if checkpoint is None or learned else "hybrid"
     ranker = _choice("GROUNDWORK_RANKER", default, RANKERS)
-    if ranker != "tfidf" and checkpoint is None:
+    device = _choice("GROUNDWORK_RERANK_DEVICE", "auto", DEVICES)
+    features = _choice("GROUNDWORK_RANKER_FEATURES", "auto", FEATURES)
+    bundled = ranker == "learned" and checkpoint is None
+    if bundled:
+        checkpoint, learned = default_model_dir(features=features, device=device), True
+    elif features != "auto":
+        raise ImproperlyConfigured(
+            f"GROUNDWORK_RANKER_FEATURES={features} picks one of the shipped learned models; it does not apply to "
+            f"GROUNDWORK_RANKER={ranker}" + (" with GROUNDWORK_RERANKER_CHECKPOINT" if checkpoint else "")
+        )
+    if ranker not in ("tfidf", "learned") and checkpoint is None:
         raise ImproperlyConfigured(
             f"GROUNDWORK_RANKER={ranker} needs GROUNDWORK_RERANKER_CHECKPOINT: every ranker but tfidf "
             "must be trained first (train_reranker)"
@@ -55,13 +72,38 @@ def ranker_config() -> RankerConfig:
     return RankerConfig(
         ranker=ranker,
         checkpoint=checkpoint,
-        device=_choice("GROUNDWORK_RERANK_DEVICE", "auto", DEVICES),
+        device=device,
         batch_size=env_int("GROUNDWORK_RERANK_BATCH", 32, minimum=1),
         threads=env_int("GROUNDWORK_RERANK_THREADS", 0, minimum=0),
         timeout_s=env_float("GROUNDWORK_RERANK_TIMEOUT_S", 10.0, minimum=0.1),
         hybrid_weight=weight,
         mode=_choice("GROUNDWORK_RERANK_MODE", "auto", MODES),
+        bundled=bundled,
     )
+
+
+def default_model_dir(*, features: str, device: str) -> Path:
+    """The shipped model to use: MiniLM features where they are cheap (a GPU, `auto`) or asked for
+    (`minilm`), lexical features otherwise (~5 ms on a CPU against ~500 ms with MiniLM)."""
+    shipped = (DEFAULT_MODELS / "minilm" / "learned.json").is_file()
+    if features == "auto":
+        features = "minilm" if shipped and device != "cpu" and cuda_available() else "lexical"
+    elif features == "minilm" and not shipped:
+        raise ImproperlyConfigured(
+            "GROUNDWORK_RANKER_FEATURES=minilm: no MiniLM model is shipped in this copy; fit one with "
+            "`train_reranker --model learned` and set GROUNDWORK_RERANKER_CHECKPOINT"
+        )
+    return DEFAULT_MODELS / features
+
+
+@functools.cache
+def cuda_available() -> bool:
+    # Without the NVIDIA driver there is no GPU: answer without importing torch (seconds, ~300 MB).
+    if not Path("/proc/driver/nvidia/version").exists():
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
 
 
 def _choice(name: str, default: str, choices: tuple[str, ...]) -> str:

@@ -1,20 +1,17 @@
 // Dialog-act labeling (Curiosity): one dialogue at a time. Pick a message (click, ↓/j ↑/k) and give it
 // zero or more of the 16 acts from the palette (click, or the key shown on each act); Enter submits.
-// "Report dialog" sends the dialogue back with a reason instead of labels.
+// "Report dialog" sends the dialogue back with a reason instead of labels. Submitting with messages
+// that have no act warns first and shows the first of them; submitting again sends them without acts.
 
 import { h, setNotice } from "./dom.js";
-import { AnnotationClient, showDone, showError, showProgress, typing } from "./annotate-common.js";
+import { annotationScreen, showDone, showError, showProgress, typing } from "./annotate-common.js";
 
-const root = document.getElementById("annotate");
-const client = new AnnotationClient(root);
-const screens = {
-  loading: document.getElementById("screen-loading"),
-  item: document.getElementById("screen-item"),
-  done: document.getElementById("screen-done"),
-};
+const { root, client, screens } = annotationScreen();
 const list = document.getElementById("act-messages");
 const palette = document.getElementById("act-palette");
-const error = document.getElementById("error");
+const error = document.getElementById("error"); // loading the next dialogue
+const answerError = document.getElementById("answer-error"); // this dialogue's answer, by Submit
+const reportError = document.getElementById("report-error");
 const progress = document.getElementById("progress");
 const submit = document.getElementById("submit");
 const reportForm = document.getElementById("report-form");
@@ -28,6 +25,7 @@ let labels = []; // one Set of acts per message
 let current = 0;
 let shownAt = 0;
 let busy = false;
+let warnedFor = null; // the unlabeled messages the annotator was warned about ("1,4"), if any
 
 function renderTags(index) {
   const node = list.querySelector(`[data-index="${index}"] .act-tags`);
@@ -56,7 +54,8 @@ function toggle(act) {
   else acts.add(act);
   renderTags(current);
   select(current);
-  setNotice(error, "");
+  setNotice(answerError, "");
+  warnedFor = null;
 }
 
 function render(next) {
@@ -81,7 +80,8 @@ function render(next) {
   );
   item.messages.forEach((_, index) => renderTags(index));
   reportForm.hidden = true;
-  setNotice(error, "");
+  warnedFor = null;
+  for (const node of [error, answerError, reportError]) setNotice(node, "");
   screens.loading.hidden = true;
   screens.done.hidden = true;
   screens.item.hidden = false;
@@ -98,8 +98,22 @@ async function load() {
   else showDone(screens, data.status);
 }
 
+/** Before labels are sent: messages without any act get one warning (and the first is shown). */
+function unlabeledWarning() {
+  const unlabeled = labels.flatMap((set, index) => (set.size === 0 ? [index] : []));
+  const key = unlabeled.join(",");
+  if (!unlabeled.length || warnedFor === key) return false;
+  warnedFor = key;
+  const numbers = unlabeled.map((i) => i + 1);
+  const which = numbers.length === 1 ? `Message ${numbers[0]} has` : `Messages ${numbers.slice(0, -1).join(", ")} and ${numbers.at(-1)} have`;
+  showError(answerError, `${which} no act yet. Label ${numbers.length === 1 ? "it" : "them"}, or submit again to send ${numbers.length === 1 ? "it" : "them"} without acts.`);
+  select(unlabeled[0]);
+  return true;
+}
+
 async function send(extra) {
   if (!item || busy) return;
+  if (!extra.report_reason && unlabeledWarning()) return;
   busy = true;
   submit.disabled = true;
   const acts = labels.map((set) => item.acts.filter((act) => set.has(act)));
@@ -107,7 +121,7 @@ async function send(extra) {
   const { ok, data } = await client.answer(item.id, body);
   busy = false;
   submit.disabled = false;
-  if (!ok) return showError(error, data.detail || "The answer was not accepted.");
+  if (!ok) return showError(extra.report_reason ? reportError : answerError, data.detail || "The answer was not accepted.");
   screens.item.hidden = true;
   screens.loading.hidden = false;
   await load();
@@ -124,11 +138,13 @@ document.getElementById("report-button").addEventListener("click", () => {
 });
 document.getElementById("report-cancel").addEventListener("click", () => {
   reportForm.hidden = true;
+  setNotice(reportError, "");
 });
+reportReason.addEventListener("input", () => setNotice(reportError, ""));
 reportForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const reason = reportReason.value.trim();
-  if (!reason) return showError(error, "Say briefly what is wrong with this dialogue.");
+  if (!reason) return showError(reportError, "Say briefly what is wrong with this dialogue.");
   reportReason.value = "";
   send({ report_reason: reason });
 });

@@ -1,5 +1,5 @@
-// Shared by the two annotation screens: the API calls, the progress line, the "nothing to do" screen
-// and the keyboard guard. Answers go through the same API external tools use.
+// Shared by the annotation screens: the API calls, the screens every one starts from, the progress line,
+// the "nothing to do" screen and the keyboard guard. Answers go through the same API external tools use.
 
 import { setNotice } from "./dom.js";
 
@@ -49,6 +49,20 @@ export class AnnotationClient {
 }
 
 /** Fill the header's progress line from a next-item response's `progress`. */
+/** What every annotation screen starts from: its API client and its three screens. */
+export function annotationScreen() {
+  const root = document.getElementById("annotate");
+  return {
+    root,
+    client: new AnnotationClient(root),
+    screens: {
+      loading: document.getElementById("screen-loading"),
+      item: document.getElementById("screen-item"),
+      done: document.getElementById("screen-done"),
+    },
+  };
+}
+
 export function showProgress(node, progress) {
   if (!progress) return;
   const job = progress.job || {};
@@ -61,9 +75,11 @@ export function showProgress(node, progress) {
   node.dataset.answered = String(progress.answered);
 }
 
-/** Show the end screen for a next-item status other than assigned/resumed. */
+/** Show the end screen for a next-item status other than assigned/resumed. What an item's
+ *  errors said belongs to that item: none of it stays above the end screen. */
 export function showDone(screens, status) {
   const [title, message] = DONE_TEXT[status] || DONE_TEXT.done;
+  for (const node of document.querySelectorAll("#annotate [role=alert]")) setNotice(node, "");
   screens.item.hidden = true;
   screens.loading.hidden = true;
   screens.done.hidden = false;
@@ -74,8 +90,10 @@ export function showDone(screens, status) {
   if (retry) retry.hidden = status !== "busy";
 }
 
+/** Show an error and bring it into view (it may sit far from the button that caused it). */
 export function showError(node, text) {
   setNotice(node, text);
+  if (text) node.scrollIntoView({ block: "nearest" });
 }
 
 /** True when a key press belongs to a text field and must not trigger a shortcut. */

@@ -3,20 +3,15 @@
 // "None of these". Keys: ↓/j ↑/k move, Space/x select, n none, Enter submit.
 
 import { h, setNotice } from "./dom.js";
-import { AnnotationClient, showDone, showError, showProgress, typing } from "./annotate-common.js";
+import { annotationScreen, showDone, showError, showProgress, typing } from "./annotate-common.js";
 
-const root = document.getElementById("annotate");
-const client = new AnnotationClient(root);
-const screens = {
-  loading: document.getElementById("screen-loading"),
-  item: document.getElementById("screen-item"),
-  done: document.getElementById("screen-done"),
-};
+const { root, client, screens } = annotationScreen();
 const form = document.getElementById("answer-form");
 const articles = document.getElementById("articles");
 const none = document.getElementById("none");
 const count = document.getElementById("selected-count");
-const error = document.getElementById("error");
+const error = document.getElementById("error"); // loading the next item
+const answerError = document.getElementById("answer-error"); // this item's answer, by the Submit button
 const progress = document.getElementById("progress");
 const submit = document.getElementById("submit");
 
@@ -80,6 +75,7 @@ function render(next) {
   none.checked = false;
   updateCount();
   setNotice(error, "");
+  setNotice(answerError, "");
   screens.loading.hidden = true;
   screens.done.hidden = true;
   screens.item.hidden = false;
@@ -101,7 +97,7 @@ async function send(event) {
   if (!item || busy) return;
   const selected = boxes().filter((b) => b.checked).map((b) => Number(b.value));
   if (!selected.length && !none.checked) {
-    showError(error, "Select every sentence that could be used in the next response, or tick “None of these”.");
+    showError(answerError, "Select every sentence that could be used in the next response, or tick “None of these”.");
     return;
   }
   busy = true;
@@ -110,7 +106,7 @@ async function send(event) {
   const { ok, data } = await client.answer(item.id, body);
   busy = false;
   submit.disabled = false;
-  if (!ok) return showError(error, data.detail || "The answer was not accepted.");
+  if (!ok) return showError(answerError, data.detail || "The answer was not accepted.");
   screens.item.hidden = true;
   screens.loading.hidden = false;
   await load();
@@ -126,12 +122,12 @@ function move(step) {
 
 articles.addEventListener("change", (event) => {
   if (event.target.checked) none.checked = false;
-  setNotice(error, "");
+  setNotice(answerError, "");
   updateCount();
 });
 none.addEventListener("change", () => {
   if (none.checked) for (const box of boxes()) box.checked = false;
-  setNotice(error, "");
+  setNotice(answerError, "");
   updateCount();
 });
 form.addEventListener("submit", send);

@@ -9,8 +9,10 @@ const GROUP_NAME = "checked-sentence";
 const STALE_GIVE_UP_MS = 10000;
 
 export class KnowledgePanel {
-  /** @param {HTMLElement} panel  the <aside> from room.html (holds #no-sentence and #knowledge-articles) */
-  constructor(panel) {
+  /** @param {HTMLElement} panel  the <aside> from room.html (holds #no-sentence and #knowledge-articles)
+   *  @param {string} [storageKey]  sessionStorage key keeping the ticked sentence across a reload */
+  constructor(panel, storageKey = null) {
+    this.storageKey = storageKey;
     this.panel = panel;
     this.articles = panel.querySelector("#knowledge-articles");
     this.noSentence = panel.querySelector("#no-sentence");
@@ -19,7 +21,45 @@ export class KnowledgePanel {
     this.waitingFor = null; // seq of a partner message whose knowledge has not arrived yet
     this.staleTimer = null;
     this.items = []; // {source, passage, sentence, title, text, input}
-    panel.addEventListener("change", () => this.panel.classList.remove("knowledge-missing"));
+    panel.addEventListener("change", () => {
+      this.panel.classList.remove("knowledge-missing");
+      this._remember();
+    });
+  }
+
+  /** Keep the tick (with the turn it belongs to) for a reload of this page. */
+  _remember() {
+    if (!this.storageKey) return;
+    const item = this._selectedItem();
+    const value = this.noSentence.checked ? "none" : item ? item.input.value : null;
+    try {
+      if (value === null) sessionStorage.removeItem(this.storageKey);
+      else sessionStorage.setItem(this.storageKey, JSON.stringify({ afterSeq: this.afterSeq, value }));
+    } catch {
+      // storage refused (private mode, quota): the tick just does not survive a reload
+    }
+  }
+
+  /** The tick kept for this turn's panel before a reload, if any. */
+  _remembered() {
+    if (!this.storageKey) return null;
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(this.storageKey) || "null");
+      return saved && saved.afterSeq === this.afterSeq ? saved.value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The message went out: the kept tick is spent. */
+  forget() {
+    this.reset();
+    if (!this.storageKey) return;
+    try {
+      sessionStorage.removeItem(this.storageKey);
+    } catch {
+      // nothing kept
+    }
   }
 
   /** The partner just spoke (message `seq`): until its knowledge arrives, what is shown belongs
@@ -54,8 +94,10 @@ export class KnowledgePanel {
     const sameTurn = this.afterSeq !== null && frame.after_seq === this.afterSeq;
     const previous = sameTurn ? this._selectedItem() : null;
     const keepNone = sameTurn && this.noSentence.checked;
+    // Only articles the wizard opened or closed by hand keep their state: a reranked panel opens
+    // its own first article, or the best passage could arrive folded away.
     const wasOpen = new Map(
-      Array.from(this.articles.querySelectorAll("details"), (d) => [d.dataset.title, d.open]),
+      Array.from(this.articles.querySelectorAll("details[data-toggled]"), (d) => [d.dataset.title, d.open]),
     );
 
     this.afterSeq = frame.after_seq ?? null;
@@ -88,6 +130,16 @@ export class KnowledgePanel {
     else if (previous) {
       const same = this.items.find((it) => it.title === previous.title && it.text === previous.text);
       if (same) same.input.checked = true;
+    }
+    if (!stillStale && !this.noSentence.checked && !this._selectedItem()) {
+      // A reload of this turn's panel: tick again what was ticked (the indexes are the server's,
+      // the same in the TF-IDF and the reranked order).
+      const value = this._remembered();
+      if (value === "none") this.noSentence.checked = true;
+      else if (value) {
+        const same = this.items.find((it) => it.input.value === value);
+        if (same) same.input.checked = true;
+      }
     }
   }
 
@@ -161,6 +213,9 @@ export class KnowledgePanel {
       h("summary", {}, h("span", { class: "article-title", text: group.title }), h("span", { class: "article-tags" }, tags)),
       list,
     );
+    details.querySelector("summary").addEventListener("click", () => {
+      details.dataset.toggled = "true";
+    });
     return details;
   }
 }

@@ -10,14 +10,21 @@ const statusLine = $("waiting-status");
 const elapsed = $("elapsed");
 let started = Date.now();
 let finished = false;
+// A `paired` frame can be lost between server processes: while waiting, the page also asks.
+const STATUS_MS = 5000;
 
 const tick = setInterval(() => {
   elapsed.textContent = formatElapsed((Date.now() - started) / 1000);
 }, 1000);
 
+const asking = setInterval(() => {
+  if (!finished) socket.send({ type: "status" });
+}, STATUS_MS);
+
 function finish() {
   finished = true;
   clearInterval(tick);
+  clearInterval(asking);
   socket.stop();
 }
 
@@ -58,6 +65,11 @@ const socket = new GroundworkSocket(root.dataset.wsPath, {
       $("waiting-state").hidden = true;
       $("waiting-timeout-message").textContent = frame.message || "No partner could be found in time.";
       $("waiting-timeout").hidden = false;
+      // The finish page has this outcome's completion code (workers who waited are paid).
+      if (typeof frame.done_url === "string") {
+        $("waiting-done").href = frame.done_url;
+        $("waiting-done").hidden = false;
+      }
     } else if (frame.type === "error") {
       setNotice($("waiting-error"), frame.message || "Something went wrong.");
     }

@@ -53,13 +53,13 @@ def test_it_votes_relevance_with_the_keyboard(chromium) -> None:
     first_item = page.locator("#annotate").get_attribute("data-item-id")
 
     page.keyboard.press("Enter")  # nothing chosen yet: refused on the page, nothing sent
-    expect(page.get_by_test_id("error")).to_contain_text("None of these")
+    expect(page.get_by_test_id("answer-error")).to_contain_text("None of these")
     page.keyboard.press("x")  # the first sentence has the focus
     page.keyboard.press("j")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Space")
     expect(page.get_by_test_id("selected-count")).to_have_text("2 selected")
-    expect(page.get_by_test_id("error")).to_be_hidden()
+    expect(page.get_by_test_id("answer-error")).to_be_hidden()
     screenshot(page, "annotate-relevance.png")
     page.keyboard.press("Enter")
 
@@ -107,10 +107,12 @@ def test_it_labels_dialog_acts_and_reports_a_dialog(chromium) -> None:
     expect(page.locator("#annotate")).not_to_have_attribute("data-item-id", first_item)
     page.get_by_test_id("report-button").click()
     page.get_by_test_id("report-send").click()
-    expect(page.get_by_test_id("error")).to_contain_text("what is wrong")
+    expect(page.get_by_test_id("report-error")).to_contain_text("what is wrong")
     page.get_by_test_id("report-reason").fill("The user only says hello.")
     page.get_by_test_id("report-send").click()
     expect(page.get_by_test_id("done-title")).to_have_text("All done — thank you!")
+    # The report form's error belonged to that dialogue: nothing of it stays above "All done".
+    expect(page.locator("[role=alert]").filter(visible=True)).to_have_count(0)
     assert page.script_errors == []  # type: ignore[attr-defined]
 
     bob = Worker.objects.get(external_id="bob")

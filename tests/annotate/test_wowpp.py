@@ -16,7 +16,7 @@ from tests.annotate.conftest import People, make_job
 
 pytestmark = pytest.mark.django_db
 
-REAL_FILE = Path("/work/shared/data/wowpp/test_random_augmented_wow.json")
+REAL_FILE = Path(__file__).resolve().parents[3] / "shared" / "data" / "wowpp" / "test_random_augmented_wow.json"
 RECORD_KEYS = ["turns", "topic", "start_speaker", "id", "knowledges", "gold_sentence", "annotated_sentences"]
 
 
@@ -81,11 +81,34 @@ def test_it_imports_a_file_as_a_finished_job_and_exports_it_unchanged(tmp_path: 
     assert out.read_bytes() == path.read_bytes()
 
 
+def test_it_infers_each_contexts_annotators_and_reexports_exact_confidences(tmp_path: Path) -> None:
+    sentence = lambda text, confidence: {  # noqa: E731
+        "label": f"Mars <knowledge_separator> {text}", "confidence": confidence,
+        "relevance": "relevant" if confidence >= 0.6 else "notRelevant", "article": "Mars",
+    }
+    nine = [sentence("Mars is red.", 0.777777778), sentence("It is cold.", 0.111111111), sentence("Rovers.", 0.0)]
+    ten = [sentence("Mars is red.", 0.7), sentence("It is cold.", 1.0)]
+    few = [sentence("Mars is red.", 1.0), sentence("It is cold.", 0.0)]  # fits 10 (the job's overlap) and 1
+    twenty = [sentence("Mars is red.", 0.35)]
+    records = {f"c{n}": {"turns": ["Hi", "Mars?"], "topic": "Mars", "annotated_sentences": s}
+               for n, s in enumerate([nine, ten, few, twenty])}
+    path = tmp_path / "mixed_augmented_wow.json"
+    path.write_text(json.dumps(records))
+    call_command("import_dataset", "wowpp", str(path), "--job", "mixed")
+    tallies = [item.imported_tally for item in Item.objects.filter(job__slug="mixed").order_by("position")]
+    assert [t["annotators"] for t in tallies] == [9, 10, 10, 20]
+    assert tallies[0]["selected"] == [7, 1, 0] and tallies[0]["confidences"] == [0.777777778, 0.111111111, 0.0]
+    assert "confidences" not in tallies[1]  # 7/10 is exactly 0.7: the counts say it all
+    out = tmp_path / "again.json"
+    call_command("export_dataset", "wowpp", "--job", "mixed", "--out", str(out))
+    assert out.read_bytes() == path.read_bytes()
+
+
 @pytest.mark.parametrize(
     ("changes", "text"),
     [
-        ({"annotated_sentences": [{"label": "x", "article": "Blues", "confidence": 0.35, "relevance": "notRelevant"}]},
-         "not a whole number of votes out of 10"),
+        ({"annotated_sentences": [{"label": "x", "article": "Blues", "confidence": 0.123, "relevance": "notRelevant"}]},
+         "not whole numbers of votes for any number of annotators up to 20"),
         ({"annotated_sentences": [{"label": "x", "article": "Blues", "confidence": 0.7, "relevance": "notRelevant"}]},
          "disagrees with confidence 0.7"),
         ({"id": "other"}, "id must equal the key"),

@@ -153,7 +153,13 @@ def test_it_runs_a_wizard_of_wikipedia_chat_to_completion(
         if role == "wizard":
             # The selection is cleared after each send.
             expect(wizard.locator('input[name="checked-sentence"]:checked')).to_have_count(0)
-        expect(page.get_by_test_id("turn-counter")).to_have_text(f"Your turns: {(seq + 1) // 2 if role == order[0] else seq // 2} of 2")
+        mine = (seq + 1) // 2 if role == order[0] else seq // 2
+        if mine < 2:
+            counter = f"Your turns: {mine} of 2"
+        else:  # past the minimum: either may end once both have spoken twice
+            counter = "Your turns: 2 of 2 " + ("(you may end the chat)" if seq == 4 else "(waiting for your partner's turns)")
+        expect(page.get_by_test_id("turn-counter")).to_have_text(counter)
+        expect(page.get_by_test_id("turn-limit-warning")).to_be_hidden()  # the limit (12) is far
 
     # The raw markup in the apprentice's first line is shown as text, not parsed.
     expect(wizard.locator(".message-text i")).to_have_count(0)

@@ -12,6 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_it_enters_a_prolific_worker_into_the_waiting_room(client: Client, campaign: Campaign) -> None:
+    Campaign.objects.filter(pk=campaign.pk).update(platform="prolific")
     response = client.get(f"/join/{campaign.slug}/?PROLIFIC_PID=p123&STUDY_ID=s1&SESSION_ID=x9")
     assignment = Assignment.objects.get()
     assert response.status_code == 302 and response.url == f"/a/{assignment.pk}/wait/"
@@ -33,7 +34,7 @@ def test_it_reuses_the_place_of_a_worker_who_clicks_twice(client: Client, campai
         ("", 400, b"PROLIFIC_PID"),
         ("?worker=", 400, b"Ids may hold only"),
         ("?worker=<script>", 400, b"Ids may hold only"),
-        ("?PROLIFIC_PID=ok&STUDY_ID=" + "x" * 101, 400, b"Ids may hold only"),
+        ("?worker=ok&sig=" + "x" * 101, 403, b"signature does not match"),
     ],
 )
 def test_it_refuses_a_bad_join_link(client: Client, campaign: Campaign, query: str, status: int, text: bytes) -> None:

@@ -99,3 +99,42 @@ async def test_it_accepts_only_pings(campaign: Campaign) -> None:
     await socket.send_json_to({"type": "ping"})
     assert (await receive_until(socket, "pong"))["type"] == "pong"
     await socket.disconnect()
+
+
+async def test_a_page_that_missed_its_paired_frame_gets_it_by_asking(campaign: Campaign) -> None:
+    alice, alice_cookie = await enter(campaign, "alice")
+    bob, _ = await enter(campaign, "bob")
+    socket, waiting = await wait(alice, alice_cookie)
+    assert waiting["type"] == "waiting"
+    # Bob is paired with alice by another process whose `paired` message to her never arrives.
+    await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=bob.pk, connected=True)
+    room = await database_sync_to_async(matchmaking.room_pair)(assignment_id=bob.pk)
+    assert room is not None
+    await socket.send_json_to({"type": "status"})
+    paired = await receive_until(socket, "paired")
+    assert paired["room_url"] == f"/room/{room.pk}/"
+    assert (await reload(alice)).status == AssignmentStatus.PAIRED
+    await socket.disconnect()
+
+
+async def test_asking_pairs_two_workers_whose_joins_missed_each_other(campaign: Campaign) -> None:
+    alice, alice_cookie = await enter(campaign, "alice")
+    socket, _ = await wait(alice, alice_cookie)
+    # Bob's page connected on another process before alice's row was visible to it: no pairing.
+    bob, _ = await enter(campaign, "bob")
+    await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=bob.pk, connected=True)
+    await socket.send_json_to({"type": "status"})
+    paired = await receive_until(socket, "paired")
+    bob = await reload(bob)
+    assert bob.status == AssignmentStatus.PAIRED and paired["room_url"] == f"/room/{bob.room_id}/"
+    await socket.disconnect()
+
+
+async def test_asking_while_no_partner_is_there_answers_waiting(campaign: Campaign) -> None:
+    alice, cookie = await enter(campaign, "alice")
+    socket, _ = await wait(alice, cookie)
+    await socket.send_json_to({"type": "status"})
+    answer = await receive_until(socket, "waiting")
+    assert 0 < answer["remaining_seconds"] <= answer["timeout_seconds"]
+    assert (await reload(alice)).status == AssignmentStatus.WAITING
+    await socket.disconnect()

@@ -15,7 +15,7 @@ ORIGIN = (b"origin", b"http://127.0.0.1")
 async def connect(path: str, cookie: bytes | None) -> WebsocketCommunicator:
     headers = [ORIGIN] + ([(b"cookie", cookie)] if cookie else [])
     communicator = WebsocketCommunicator(application, path, headers=headers)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)  # a loaded machine may take seconds
     assert connected
     return communicator
 

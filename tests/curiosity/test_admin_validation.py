@@ -3,7 +3,6 @@ what is wrong; a good one, and any WoW campaign, saves."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ from django.utils.html import escape
 from collect.models import Campaign
 from retrieval.models import KnowledgeSource
 from tests.curiosity.conftest import make_campaign
+from tests.campaign_forms import campaign_form_data, personas_inline
 
 pytestmark = pytest.mark.django_db
 
@@ -27,26 +27,11 @@ PROBLEMS = [
 
 def campaign_form(source: KnowledgeSource, *, protocol: str = "curiosity", config: Any = None, slug: str = "trial") -> dict:
     """Every field of the admin's add form, as a browser posts it (with an empty personas inline)."""
-    return {
-        "slug": slug,
-        "name": "Trial",
-        "protocol": protocol,
-        "knowledge_source": source.pk,
-        "is_active": "on",
-        "min_turns": 4,
-        "max_turns": 5,
-        "turn_limit": 12,
-        "wait_timeout_seconds": 300,
-        "disconnect_grace_seconds": 60,
-        "completion_code": "ABCD1234",
-        "completion_url": "",
-        "instructions": "",
-        "protocol_config": json.dumps(config if config is not None else {}),
-        "personas-TOTAL_FORMS": 0,
-        "personas-INITIAL_FORMS": 0,
-        "personas-MIN_NUM_FORMS": 0,
-        "personas-MAX_NUM_FORMS": 1000,
-    }
+    return campaign_form_data(
+        slug=slug, name="Trial", protocol=protocol, knowledge_source=source.pk, completion_code="ABCD1234",
+        protocol_config=config if config is not None else {}, outcome_codes={"partner_left": "LEFTCODE"},
+        **personas_inline([]),
+    )
 
 
 def test_it_refuses_a_curiosity_campaign_that_cannot_open_rooms(admin_client: Client, facts_source: KnowledgeSource) -> None:

@@ -168,3 +168,17 @@ def test_it_keeps_a_newer_build_that_is_not_published_yet(make_source: MakeSourc
         index_build(source_id=source.pk)
 
     assert newer.is_dir()
+
+
+def test_a_blended_search_scores_the_weighted_sum_of_cosines(make_source: MakeSource, index_dir: Path) -> None:
+    index_build(source_id=make_source(ANIMALS).pk)
+    index = index_load(index_dir=index_dir, slug="kb")
+    turn, topic = "a wolf descendant that barks", "cat"
+    single = {q: dict(index.search(q, k=100)) for q in (turn, topic)}
+    blended = index.search_blend([(turn, 1.0), (topic, 0.5)], k=100)
+    expected = {pk: single[turn].get(pk, 0.0) + 0.5 * single[topic].get(pk, 0.0) for pk in {*single[turn], *single[topic]}}
+    assert {pk for pk, _ in blended} == set(expected)
+    for pk, score in blended:
+        assert score == pytest.approx(expected[pk], rel=1e-5)
+    assert [s for _, s in blended] == sorted((s for _, s in blended), reverse=True)
+    assert index.search_blend([(turn, 1.0), (topic, 0.0)], k=100) == index.search(turn, k=100)

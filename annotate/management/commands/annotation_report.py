@@ -45,7 +45,27 @@ class Command(BaseCommand):
                 f"max {_fmt(per_item['max'])}, none in {per_item['items_with_none']} item(s)"
             )
             self.stdout.write(f"histogram   {per_item['histogram']}")
-        else:
+            if "partial" in report:
+                partial = report["partial"]
+                per_item = partial["relevance"]["relevant_per_item"]
+                self.stdout.write(
+                    f"partial     {partial['partial_items']} of {partial['items']} items still voting: "
+                    f"{partial['agreement']['measure']} = {_fmt(partial['agreement']['value'])} over "
+                    f"{partial['agreement']['units']} units; relevant per item mean {_fmt(per_item['mean'])}"
+                )
+        elif "pairwise" in report:
+            pairwise = report["pairwise"]
+            self.stdout.write(f"judgments   {pairwise['judgments']} counted ({pairwise['question']})")
+            for row in pairwise["win_rates"]:
+                self.stdout.write(
+                    f"win rate    {row['model_a']} over {row['model_b']}: {_fmt(row['win_rate'])}"
+                    f" ({row['wins']}–{row['losses']}, {row['ties']} ties), binomial p {_fmt(row['p'])}"
+                )
+            for name, row in pairwise["leaderboard"].items():
+                self.stdout.write(f"leaderboard {row['rank']:>2}. {name:<20} {row['score']:7.1f} [{row['lo']:.0f}, {row['hi']:.0f}]")
+            for row in pairwise["excluded_annotators"]:
+                self.stdout.write(f"excluded    {row['worker']} (check score {_fmt(row['check_score'])})")
+        elif "dialog_acts" in report:
             acts = report["dialog_acts"]
             self.stdout.write(f"labels      {acts['messages']} messages in {acts['dialogs']} dialogs; {acts['act_frequency']}")
         for row in report["annotators"]:

@@ -1,9 +1,11 @@
-"""`manage.py create_annotation_job SLUG --kind relevance --campaign C ...`: a job over collected rooms.
+"""`manage.py create_annotation_job SLUG --kind relevance --campaign C ...`: a job over collected rooms
+(`--kind pairwise`: pairs of model-chat conversations for every two models, see services.pairs).
 
 Running it again for an existing job adds the rooms completed since (items are keyed by room/turn)."""
 
 from __future__ import annotations
 
+import secrets
 from argparse import ArgumentParser
 from typing import Any
 
@@ -28,12 +30,16 @@ class Command(BaseCommand):
         parser.add_argument("--gold-rate", type=float, default=0.0, help="share of served items that are gold")
         parser.add_argument("--threshold", type=float, default=0.6, help="relevance threshold")
         parser.add_argument("--reservation-seconds", type=int, default=900)
-        parser.add_argument("--completion-code", default="")
+        parser.add_argument(
+            "--completion-code", default="", help="shown to annotators once they are done (default: a new random code)"
+        )
+        parser.add_argument("--no-completion-code", action="store_true", help="show no completion code")
         parser.add_argument("--include-incomplete", action="store_true", help="also rooms that ended early")
         parser.add_argument("--sources", nargs="+", choices=SOURCES, default=None, help="relevance: knowledge sources")
         parser.add_argument("--max-articles", type=int, default=None)
         parser.add_argument("--max-sentences-per-article", type=int, default=None)
         parser.add_argument("--max-candidates", type=int, default=None)
+        parser.add_argument("--question", default="", help="pairwise: engaging, interesting, humanlike or knowledgeable")
         parser.add_argument("--no-gold-sentence", action="store_true", help="relevance: leave out the wizard's checked sentence")
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -55,11 +61,22 @@ class Command(BaseCommand):
                     gold_rate=opts["gold_rate"],
                     relevance_threshold=opts["threshold"],
                     reservation_seconds=opts["reservation_seconds"],
-                    completion_code=opts["completion_code"],
+                    completion_code=_completion_code(opts),
+                    **({"question": opts["question"]} if opts["question"] else {}),
                 )
             elif job.kind != opts["kind"]:
                 raise CommandError(f"job {job.slug!r} labels {job.kind}, not {opts['kind']}")
             added = job_items_from_campaigns(job=job, campaigns=opts["campaigns"], include_incomplete=opts["include_incomplete"])
         except AnnotationError as error:
             raise CommandError(error.message) from error
-        self.stdout.write(self.style.SUCCESS(f"{job.slug}: added {added} item(s), {job.items.count()} in all"))
+        code = f"; completion code {job.completion_code}" if job.completion_code else "; no completion code"
+        self.stdout.write(self.style.SUCCESS(f"{job.slug}: added {added} item(s), {job.items.count()} in all{code}"))
+
+
+def _completion_code(opts: dict[str, Any]) -> str:
+    """Crowd platforms pay on a completion code: a job gets one unless told otherwise."""
+    if opts["completion_code"] and opts["no_completion_code"]:
+        raise CommandError("give --completion-code or --no-completion-code, not both")
+    if opts["no_completion_code"]:
+        return ""
+    return opts["completion_code"] or secrets.token_hex(4).upper()

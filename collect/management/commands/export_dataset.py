@@ -28,6 +28,9 @@ class Command(BaseCommand):
             help="only these campaigns (repeatable); default: all campaigns of the dataset's protocol",
         )
         parser.add_argument("--include-incomplete", action="store_true", help="also rooms that ended early")
+        parser.add_argument(
+            "--include-partial", action="store_true", help="wowpp: also items with only some of their votes (marked partial)"
+        )
         parser.add_argument("--job", default="", metavar="SLUG", help="annotation job to export (wowpp)")
         parser.add_argument("--seed", type=int, default=0, help="split seed: same seed, same files")
         defaults = ExportOptions()
@@ -36,6 +39,8 @@ class Command(BaseCommand):
         )
         parser.add_argument("--valid", type=float, default=defaults.valid, help="share of seen-topic rooms in valid")
         parser.add_argument("--test", type=float, default=defaults.test, help="share of seen-topic rooms in test")
+        parser.add_argument("--samples", action="store_true", help="duconv: test-format samples, one per agent turn")
+        parser.add_argument("--segment", action="store_true", help="duconv: word-segment collected utterances (jieba)")
         parser.add_argument("--chunk-size", type=int, default=defaults.chunk_size, help="rooms read per query")
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -43,12 +48,15 @@ class Command(BaseCommand):
             options = ExportOptions(
                 campaigns=tuple(opts["campaigns"]),
                 include_incomplete=opts["include_incomplete"],
+                include_partial=opts["include_partial"],
                 seed=opts["seed"],
                 holdout_topics=opts["holdout_topics"],
                 valid=opts["valid"],
                 test=opts["test"],
                 chunk_size=opts["chunk_size"],
                 job=opts["job"],
+                samples=opts["samples"],
+                segment=opts["segment"],
             )
             result = export_dataset(opts["dataset"], opts["out"], options)
         except ExportError as error:
@@ -60,4 +68,6 @@ class Command(BaseCommand):
         self.stdout.write(f"{'total':<{width}}  {result.total:>7}")
         if result.skipped_empty:
             self.stdout.write(f"skipped {result.skipped_empty} room(s) without messages")
+        for note in result.notes:
+            self.stdout.write(self.style.WARNING(note))
         self.stdout.write(self.style.SUCCESS(f"wrote {opts['dataset']} to {opts['out']}"))

@@ -23,6 +23,12 @@ IMPORTERS: dict[str, str] = {
     "curiosity": "collect.importers.curiosity.import_file",
     # Wizard of Wikipedia dialogues: one relevance item per wizard turn, to be labeled.
     "wow-relevance": "annotate.importers.wow.import_file",
+    # WoW personas with their linked topics, for a campaign (--campaign); topics must be articles.
+    "personas": "collect.importers.personas.import_file",
+    # DuConv sessions as complete rooms (agent = even turns), their triples as the campaign's graph.
+    "duconv": "collect.importers.duconv.import_file",
+    # Conversations with a model name each: a pairwise (ACUTE-Eval) job (or known-answer pairs with --role).
+    "pairwise": "annotate.importers.pairwise.import_file",
 }
 
 Importer = Callable[[Path, dict[str, Any]], dict[str, Any]]
@@ -43,16 +49,20 @@ class Command(BaseCommand):
             help="task: items to label (WOW++: a finished job); gold/qualification: the file's labels are known answers",
         )
         parser.add_argument("--overlap", type=int, default=None, help="annotators per item for a new job")
-        parser.add_argument("--annotators", type=int, default=None, help="WOW++: annotators behind each confidence (10)")
+        parser.add_argument("--annotators", type=int, default=None,
+                            help="WOW++: annotators behind each confidence (10) where it fits; else inferred per context")
         parser.add_argument("--threshold", type=float, default=None, help="WOW++: relevance threshold of the file (0.6)")
         parser.add_argument("--facts", type=Path, default=None, help="Curiosity: the fact db (wiki_sql.sqlite.db) of the file")
+        parser.add_argument("--campaign", default="", metavar="SLUG", help="personas: the campaign they belong to")
+        parser.add_argument("--question", default="", help="pairwise: engaging, interesting, humanlike or knowledgeable")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
             importer: Importer = import_string(IMPORTERS[opts["dataset"]])
         except KeyError:
             raise CommandError(f"unknown dataset {opts['dataset']!r}; choose one of: {', '.join(sorted(IMPORTERS))}") from None
-        options = {key: opts[key] for key in ("job", "name", "role", "overlap", "annotators", "threshold", "facts")}
+        keys = ("job", "name", "role", "overlap", "annotators", "threshold", "facts", "campaign", "question")
+        options = {key: opts[key] for key in keys}
         try:
             summary = importer(opts["file"], options)
         except ValueError as error:

@@ -3,6 +3,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from collect.demo import demo_campaign_ensure
+from collect.duconv.demo import duconv_demo_ensure
+from collect.modelchat.demo import modelchat_demo_ensure
 from retrieval.models import KnowledgeSource
 
 DEMO_SOURCE = "wiki-demo"
@@ -19,4 +21,7 @@ class Command(BaseCommand):
         if not (settings.INDEX_DIR / DEMO_SOURCE / "meta.json").exists():
             call_command("build_index", source=DEMO_SOURCE)
         campaign = demo_campaign_ensure(source=source)
+        modelchat_demo_ensure(source=source)
         self.stdout.write(f"demo ready: {source.articles.count()} articles in '{source.slug}', campaign '{campaign.slug}'")
+        duconv = duconv_demo_ensure()
+        self.stdout.write(f"DuConv demo ready: {duconv.knowledge_source.triples.count()} triples, campaign '{duconv.slug}'")

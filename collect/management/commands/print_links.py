@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandParser
 
+from collect.lifecycle.links import join_link
 from collect.models import Campaign
 
 
@@ -16,6 +17,9 @@ class Command(BaseCommand):
         for campaign in Campaign.objects.filter(is_active=True).order_by("slug"):
             self.stdout.write(f"  {campaign.name}")
             for worker in ("alice", "bob"):
-                self.stdout.write(f"    {worker}: {base}/join/{campaign.slug}/?worker={worker}")
-        self.stdout.write(f"\n  researchers: {base}/admin/  (create an account: .venv/bin/python manage.py createsuperuser)")
-        self.stdout.write("  export:      .venv/bin/python manage.py export_dataset wow --out export/wow\n")
+                self.stdout.write(f"    {worker}: {join_link(base=base, campaign_slug=campaign.slug, worker=worker)}")
+            self.stdout.write(f"    dashboard: {base}/research/{campaign.slug}/dashboard/   review: {base}/research/{campaign.slug}/review/")
+        self.stdout.write(f"\n  research:    {base}/research/  (dashboards, review and pay, signed links)")
+        self.stdout.write(f"  researchers: {base}/admin/  (create an account: .venv/bin/python manage.py createsuperuser)")
+        self.stdout.write("  export:      .venv/bin/python manage.py export_dataset wow --out export/wow")
+        self.stdout.write("  DuConv:      .venv/bin/python manage.py export_dataset duconv --out export/duconv  (docs/duconv.md)\n")

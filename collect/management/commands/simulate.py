@@ -2,11 +2,13 @@ import asyncio
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collect.modelchat.simulation import simulate as simulate_model_chat
 from collect.models import Campaign
 from collect.simulation import simulate
 from collect.simulation_curiosity import simulate as simulate_curiosity
+from collect.simulation_duconv import simulate as simulate_duconv
 
-SIMULATORS = {"wow": simulate, "curiosity": simulate_curiosity}
+SIMULATORS = {"wow": simulate, "curiosity": simulate_curiosity, "duconv": simulate_duconv, "model_chat": simulate_model_chat}
 
 
 class Command(BaseCommand):

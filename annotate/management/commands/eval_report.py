@@ -1,0 +1,69 @@
+"""`manage.py eval_report CAMPAIGN [--json]`: a model-chat campaign's results — per model (and
+seen/unseen, and the human control) ratings, Wiki F1, problem rates and latency; rating tests
+between models; win rates and the Bradley–Terry leaderboard of its pairwise jobs."""
+
+from __future__ import annotations
+
+import json
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotate.selectors.evaluation import campaign_evaluation
+from collect.models import Campaign, Protocol
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+class Command(BaseCommand):
+    help = "Results of a model-chat campaign: ratings, Wiki F1, significance tests, pairwise leaderboard."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("campaign", help="the campaign's slug")
+        parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+        parser.add_argument("--rounds", type=int, default=1000, help="bootstrap rounds of the leaderboards")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        campaign = Campaign.objects.filter(slug=opts["campaign"]).first()
+        if campaign is None:
+            raise CommandError(f"no campaign {opts['campaign']!r}")
+        if campaign.protocol != Protocol.MODEL_CHAT:
+            raise CommandError(f"campaign {campaign.slug!r} is a {campaign.protocol} campaign, not model_chat")
+        if opts["rounds"] < 0:
+            raise CommandError("--rounds must not be negative")
+        try:
+            report = campaign_evaluation(campaign=campaign, rounds=opts["rounds"])
+        except ValueError as error:  # a campaign config the model-chat settings refuse
+            raise CommandError(f"campaign {campaign.slug!r}: {error}") from None
+        if opts["json"]:
+            self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+            return
+        self._text(report)
+
+    def _text(self, report: dict[str, Any]) -> None:
+        write = self.stdout.write
+        write(f"{report['campaign']['name']} ({report['campaign']['slug']}): {report['conversations']} conversations")
+        for model, splits in report["models"].items():
+            row = splits["all"]
+            ratings = ", ".join(
+                f"{q} {_fmt(s['mean'])}±{_fmt(s['sd'])} (n={s['n']})" for q, s in row["ratings"].items()
+            )
+            write(
+                f"  {model:<20} n={row['conversations']:<4} {ratings}  wiki F1 {_fmt(row['wiki_f1']['mean'], 3)}"
+                f"  no-problem turns {_fmt(row['problem_rates'].get('none'))}  median latency {_fmt(row['median_latency_ms'], 0)} ms"
+            )
+        for test in report["rating_tests"]:
+            welch, mwu = test["welch_t"], test["mann_whitney_u"]
+            write(
+                f"  {test['question']}: {test['model_a']} vs {test['model_b']}: Welch p={_fmt(welch['p'], 4)} d={_fmt(welch['cohens_d'])}"
+                f"; Mann–Whitney p={_fmt(mwu['p'], 4)} r={_fmt(mwu['rank_biserial'])}"
+            )
+        for job in report["pairwise"]:
+            write(f"  pairwise job {job['job']} ({job['question']}, {job['judgments']} judgments)")
+            for name, row in job["leaderboard"].items():
+                write(f"    {row['rank']:>2}. {name:<20} {row['score']:7.1f}  [{row['lo']:.0f}, {row['hi']:.0f}]  {row['battles']} judgments")

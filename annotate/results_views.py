@@ -1,0 +1,75 @@
+"""The staff results page of a model-chat campaign: the eval_report data, drawn."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from collect.charts import Chart, row_chart
+from annotate.evaluation.charts import IntervalChart, interval_chart
+from annotate.selectors.evaluation import campaign_evaluation
+from annotate.views import _error, leaderboard_chart
+from collect.models import Campaign, Protocol
+
+
+@staff_member_required
+def results(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = Campaign.objects.filter(slug=slug, protocol=Protocol.MODEL_CHAT).first()
+    if campaign is None:
+        return _error(request, 404, "No such campaign", f"There is no model-chat campaign called “{slug}”.")
+    try:
+        report = campaign_evaluation(campaign=campaign)
+    except ValueError as error:
+        return _error(request, 400, "Campaign settings", str(error))
+    return render(
+        request,
+        "annotate/results.html",
+        {"campaign": campaign, "report": report, "rows": _rows(report), **_charts(report)},
+    )
+
+
+def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """One table row per model and split that has conversations."""
+    rows = []
+    for model, splits in report["models"].items():
+        for split, stats in splits.items():
+            if stats["conversations"] or split == "all":
+                rows.append({"model": model, "split": split, **stats,
+                             "ratings_list": [stats["ratings"][q] for q in report["questions"]],
+                             "problem_list": [stats["problem_rates"].get(p) for p in report["problems"]]})
+    return rows
+
+
+def _charts(report: dict[str, Any]) -> dict[str, list[Any]]:
+    interval: list[IntervalChart] = []
+    bars: list[Chart] = []
+    for question in report["questions"]:
+        rows = []
+        for model, splits in report["models"].items():
+            s = splits["all"]["ratings"][question]
+            if s["mean"] is None:
+                continue
+            half = 1.96 * s["sd"] / math.sqrt(s["n"]) if s["sd"] is not None else 0.0
+            rows.append((model, s["mean"], s["mean"] - half, s["mean"] + half))
+        if rows:
+            interval.append(interval_chart(f"{question}: mean ± 1.96 standard errors", rows, x_label=question, digits=2))
+    f1 = [(m, round(s["all"]["wiki_f1"]["mean"], 3)) for m, s in report["models"].items() if s["all"]["wiki_f1"]["mean"] is not None]
+    if f1:
+        bars.append(row_chart("Wiki F1 (mean per conversation)", f1, x_label="unigram F1"))
+    problems = [
+        (m, round(1 - s["all"]["problem_rates"]["none"], 3))
+        for m, s in report["models"].items()
+        if s["all"]["problem_rates"].get("none") is not None
+    ]
+    if problems:
+        bars.append(row_chart("Model turns with a problem label", problems, x_label="share of labelled turns"))
+    for job in report["pairwise"]:
+        if job["leaderboard"]:
+            chart = leaderboard_chart(job["leaderboard"])
+            chart.title = f"Leaderboard, {job['question']} ({job['job']})"
+            interval.append(chart)
+    return {"interval_charts": interval, "charts": bars}

@@ -1,0 +1,318 @@
+"""Chat load: N Wizard of Wikipedia rooms through the real protocol at a human pace, against real
+daphne processes on PostgreSQL + Redis, and a bare Channels relay on the same layer at the same
+pace for comparison. One command:
+
+    DATABASE_URL=postgres://... REDIS_URL=redis://... CELERY_BROKER_URL=redis://... \\
+        .venv/bin/python bench/chat_load.py --rooms 1000 --pace 15 --duration 60
+
+By default it starts --nodes daphne processes (ports from --port) and one Celery worker for the
+wizard's retrieval and reranking (as `make run-prod` runs them), creates a bench campaign with the
+demo knowledge, pairs 2 × N scripted workers (HTTP join, waiting socket, room socket), lets every
+room exchange one message per --pace seconds (the wizard checks a sentence of the knowledge it was
+shown), measures --duration seconds, drains, and checks the database. With --target HOST:PORT,...
+and --pids PID,... it uses servers that are already running instead (e.g. `make run-prod`).
+
+Printed: messages/s, ack and partner-delivery latency p50/p95/p99, messages lost (acknowledged but
+not stored, or never delivered to the partner), the chat processes' CPU per message, and the same
+for the bare relay, with the ratio."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import secrets
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
+    return total
+
+
+def percentiles(values: list[float]) -> str:
+    if len(values) < 2:
+        return "n/a"
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    return f"p50 {cuts[49]:7.1f}  p95 {cuts[94]:7.1f}  p99 {cuts[98]:7.1f} ms"
+
+
+def wait_port(port: int, process: subprocess.Popen[bytes], seconds: float = 120) -> None:
+    import socket
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"a server on port {port} exited (rc {process.returncode})")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit(f"nothing listens on port {port} after {seconds:.0f} s")
+
+
+def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def setup_django() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "groundwork.settings")
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    call_command("load_demo", verbosity=0)
+
+
+def bench_campaign(slug: str) -> None:
+    """A campaign whose dialogues never end during the run and whose workers never time out."""
+    from collect.demo import PERSONAS
+    from collect.models import Campaign, Persona
+    from retrieval.models import KnowledgeSource
+
+    source = KnowledgeSource.objects.get(slug="wiki-demo")
+    campaign, created = Campaign.objects.update_or_create(
+        slug=slug,
+        defaults={"name": "Chat load bench", "knowledge_source": source, "min_turns": 1, "max_turns": 1,
+                  "turn_limit": 10_000, "wait_timeout_seconds": 3600, "disconnect_grace_seconds": 3600},
+    )
+    if created:
+        Persona.objects.bulk_create(Persona(campaign=campaign, text=t, topics=topics) for t, topics in PERSONAS)
+
+
+async def pair_all(workers: list, concurrency: int) -> None:
+    """Join every worker (two at a time per room, so partners meet) with at most `concurrency` joins
+    in flight."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def join_pair(first, second) -> None:
+        async with gate:
+            joining = asyncio.create_task(first.join())
+            await asyncio.sleep(0.05)
+            await second.join()
+            await joining
+
+    await asyncio.gather(*(join_pair(a, b) for a, b in zip(workers[::2], workers[1::2])))
+
+
+async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, int]], pids: list[int]) -> dict:
+    from collect.netclient import SENT_AT, Worker
+
+    run = secrets.token_hex(3)
+    rng = random.Random(run)
+    workers = [
+        Worker(f"load-{run}-{i}", args.campaign, targets, home=i % len(targets), think_s=args.pace, rng=rng)
+        for i in range(2 * args.rooms)
+    ]
+    started = time.monotonic()
+    await pair_all(workers, args.join_concurrency)
+    print(f"  paired {args.rooms} rooms in {time.monotonic() - started:.1f} s")
+    async def chat(index: int, worker) -> None:
+        # Rooms open over --ramp seconds, not all in the same instant.
+        await asyncio.sleep(args.ramp * index / len(workers))
+        await worker.chat()
+
+    chats = [asyncio.create_task(chat(i, worker)) for i, worker in enumerate(workers)]
+    await asyncio.sleep(args.ramp + args.warmup)
+    for worker in workers:
+        worker.stats.ack_ms.clear()
+        worker.stats.delivery_ms.clear()
+    cpu0, t0 = cpu_seconds(pids), time.monotonic()
+    await asyncio.sleep(args.duration)
+    cpu1, t1 = cpu_seconds(pids), time.monotonic()
+    acks = [ms for worker in workers for ms in worker.stats.ack_ms]
+    deliveries = [ms for worker in workers for ms in worker.stats.delivery_ms]
+    for worker in workers:
+        worker.paused = True
+    await asyncio.sleep(args.drain)
+    unacked = sum(len(worker.unacked) for worker in workers)
+    lost_stored, undelivered = await asyncio.to_thread(check_stored, workers)
+    for chat in chats:
+        chat.cancel()
+    await asyncio.gather(*chats, return_exceptions=True)
+    for worker in workers:
+        if worker.socket is not None:
+            await worker.socket.close()
+    SENT_AT.clear()
+    errors: dict[str, int] = {}
+    for worker in workers:
+        for code in worker.stats.errors:
+            errors[code] = errors.get(code, 0) + 1
+    return {"messages": len(acks), "seconds": t1 - t0, "cpu": cpu1 - cpu0, "acks": acks, "deliveries": deliveries,
+            "unacked": unacked, "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
+            "reconnects": sum(worker.stats.reconnects for worker in workers)}
+
+
+def check_stored(workers: list) -> tuple[int, int]:
+    """(acknowledged messages missing from the database, stored messages a partner never got)."""
+    from collect.models import Message
+
+    acked = {cid: seq for worker in workers for cid, seq in worker.stats.sent.items()}
+    stored = set(Message.objects.filter(client_id__in=list(acked)).values_list("client_id", flat=True))
+    rooms: dict[str, list] = {}
+    for worker in workers:
+        rooms.setdefault(worker.room_path, []).append(worker)
+    undelivered = 0
+    for pair in rooms.values():
+        for worker, partner in ((pair[0], pair[-1]), (pair[-1], pair[0])):
+            undelivered += sum(1 for seq in worker.stats.sent.values() if seq not in partner.stats.received)
+    return len(set(acked) - stored), undelivered
+
+
+async def relay_phase(args: argparse.Namespace, port: int, pids: list[int]) -> dict:
+    """The same rooms and pace on the bare relay: two sockets per room, strictly alternating."""
+    import websockets
+
+    acks: list[float] = []
+    deliveries: list[float] = []
+    counting = False
+    stop = False
+
+    async def room(index: int) -> None:
+        url = f"ws://127.0.0.1:{port}/relay/r{index}/"
+        sockets = [await websockets.connect(url, ping_interval=None) for _ in range(2)]
+        rng = random.Random(index)
+        turn = 0
+        try:
+            await asyncio.sleep(rng.uniform(0, args.pace))
+            while not stop:
+                speaker, listener = sockets[turn % 2], sockets[(turn + 1) % 2]
+                sent = time.monotonic()
+                await speaker.send(json.dumps({"type": "message", "text": f"relay {index} {turn}", "client_id": f"{index}-{turn}"}))
+                echo = asyncio.ensure_future(speaker.recv())
+                heard = await listener.recv()
+                delivered = time.monotonic()
+                await echo
+                acked = time.monotonic()
+                assert json.loads(heard)["client_id"] == f"{index}-{turn}"
+                if counting:
+                    deliveries.append((delivered - sent) * 1000)
+                    acks.append((acked - sent) * 1000)
+                turn += 1
+                await asyncio.sleep(args.pace * rng.uniform(0.5, 1.5))
+        finally:
+            for socket in sockets:
+                await socket.close()
+
+    async def ramped(index: int) -> None:
+        await asyncio.sleep(args.ramp * index / args.rooms)
+        await room(index)
+
+    tasks = [asyncio.create_task(ramped(i)) for i in range(args.rooms)]
+    await asyncio.sleep(args.ramp + args.warmup)
+    counting = True
+    cpu0, t0 = cpu_seconds(pids), time.monotonic()
+    await asyncio.sleep(args.duration)
+    cpu1, t1 = cpu_seconds(pids), time.monotonic()
+    counting = False
+    stop = True
+    await asyncio.sleep(args.pace * 1.6)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {"messages": len(acks), "seconds": t1 - t0, "cpu": cpu1 - cpu0, "acks": acks, "deliveries": deliveries}
+
+
+def report(name: str, result: dict) -> float:
+    per_message = 1000 * result["cpu"] / max(1, result["messages"])
+    print(f"\n{name}")
+    print(f"  messages        {result['messages']} in {result['seconds']:.0f} s = {result['messages'] / result['seconds']:.1f}/s")
+    print(f"  ack             {percentiles(result['acks'])}")
+    print(f"  delivery        {percentiles(result['deliveries'])}")
+    if "unacked" in result:
+        print(f"  lost            {result['lost_stored']} acknowledged but not stored, {result['undelivered']} never "
+              f"delivered to the partner, {result['unacked']} still unacknowledged after the drain")
+        print(f"  errors          {result['errors'] or 'none'}; reconnects {result['reconnects']}")
+    print(f"  server CPU      {result['cpu']:.1f} s = {per_message:.2f} ms per message")
+    return per_message
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rooms", type=int, default=1000, help="concurrent rooms (default 1000)")
+    parser.add_argument("--pace", type=float, default=15.0, help="seconds between a room's messages (default 15)")
+    parser.add_argument("--duration", type=float, default=60.0, help="measured seconds (default 60)")
+    parser.add_argument("--warmup", type=float, default=0.0, help="seconds before measuring (default: --pace)")
+    parser.add_argument("--ramp", type=float, default=30.0, help="seconds over which the rooms open (default 30)")
+    parser.add_argument("--drain", type=float, default=5.0, help="seconds to wait for the last acks (default 5)")
+    parser.add_argument("--nodes", type=int, default=2, help="daphne processes to start (default 2)")
+    parser.add_argument("--port", type=int, default=8610, help="first port for the started servers (default 8610)")
+    parser.add_argument("--target", default="", help="HOST:PORT,... of running servers (then --pids is needed)")
+    parser.add_argument("--pids", default="", help="PID,... of the running chat processes, for their CPU")
+    parser.add_argument("--campaign", default="bench-load", help="campaign slug (created; default bench-load)")
+    parser.add_argument("--join-concurrency", type=int, default=20, help="joins in flight at once (default 20)")
+    parser.add_argument("--no-relay", action="store_true", help="skip the bare relay")
+    parser.add_argument("--logs", type=Path, default=ROOT / "var" / "bench-logs", help="server logs (default var/bench-logs)")
+    args = parser.parse_args()
+    args.warmup = args.warmup or args.pace
+    if not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")):
+        raise SystemExit("bench/chat_load.py needs a PostgreSQL DATABASE_URL and REDIS_URL (and CELERY_BROKER_URL)")
+    setup_django()
+    from django.conf import settings
+
+    bench_campaign(args.campaign)
+    args.logs.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "GROUNDWORK_INDEX_DIR": str(settings.INDEX_DIR), "PYTHONUNBUFFERED": "1",
+           "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL") or os.environ["REDIS_URL"],
+           "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery"}
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        if args.target:
+            targets = [(h, int(p)) for h, p in (t.rsplit(":", 1) for t in args.target.split(","))]
+            pids = [int(p) for p in args.pids.split(",") if p]
+            if not pids:
+                raise SystemExit("--target needs --pids (the chat processes whose CPU is measured)")
+        else:
+            ports = [args.port + i for i in range(args.nodes)]
+            nodes = [start([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(p), "groundwork.asgi:application"],
+                           env, args.logs / f"daphne-{p}.log") for p in ports]
+            started += nodes
+            started.append(start([sys.executable, "-m", "celery", "-A", "groundwork", "worker", "-Q", "default,rerank",
+                                  "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
+                                 env, args.logs / "celery.log"))
+            for port, node in zip(ports, nodes):
+                wait_port(port, node)
+            targets, pids = [("127.0.0.1", p) for p in ports], [n.pid for n in nodes]
+        print(f"chat_load: {args.rooms} rooms, a message every {args.pace:g} s per room "
+              f"(≈{args.rooms / args.pace:.0f}/s), {args.duration:g} s measured, servers {targets}")
+        chat = asyncio.run(groundwork_phase(args, targets, pids))
+        chat_ms = report(f"Groundwork ({len(pids)} chat processes)", chat)
+        if not args.no_relay:
+            relay_port = args.port + 9
+            relay = start([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(relay_port), "bench.bare_relay:application"],
+                          env, args.logs / "relay.log")
+            started.append(relay)
+            wait_port(relay_port, relay)
+            relay_ms = report("Bare Channels relay (1 process, same layer and pace)", asyncio.run(relay_phase(args, relay_port, [relay.pid])))
+            print(f"\nchat-process CPU per message / bare relay's: {chat_ms / max(relay_ms, 1e-9):.2f}x")
+        print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs "
+              "(other work on the machine inflates every figure)")
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+if __name__ == "__main__":
+    main()

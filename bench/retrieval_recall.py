@@ -1,0 +1,118 @@
+"""Per-turn retrieval recall on WOW++ contexts: for each context's last turn (the apprentice's turn
+whose answer is to be grounded) retrieve k articles from a knowledge source, the way a Wizard of
+Wikipedia room does after that turn, and measure the recall of the articles the WOW++ annotators
+found relevant (a sentence with confidence >= 0.6 makes its article relevant), among those that the
+knowledge source has.
+
+    .venv/bin/python bench/retrieval_recall.py [--wowpp FILE] [--source wiki-demo] [--k 7]
+                                               [--weights 0.25,0.5,1,2] [--json]
+
+Queries compared: the turn alone (the paper's per-turn query, `turn_query: "turn"`), the topic and
+the turn as one text, and the blend cos(turn, doc) + w * cos(topic, doc) the rooms use by default
+(`turn_query: "topic"`), for each w in --weights. "without topic article" leaves the topic's own
+article out of both the relevant and the retrieved sets: the wizard sees the topic passage anyway.
+Uses the configured database and index when the source is there (GROUNDWORK_VAR_DIR /
+DATABASE_URL), else a throwaway SQLite database with the demo knowledge (bench/_setup.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from statistics import fmean
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FILE = ROOT.parent / "shared" / "data" / "wowpp" / "test_random_augmented_wow.json"
+GOLD_SUFFIX = "_gold"  # the published files mark the original wizard's article this way
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--wowpp", type=Path, default=DEFAULT_FILE, help="a WOW++ file (default: the shared test-seen file)")
+    parser.add_argument("--source", default="wiki-demo", help="knowledge source slug (default: the demo knowledge)")
+    parser.add_argument("--k", type=int, default=7)
+    parser.add_argument("--weights", default="0.25,0.5,1,2", help="topic weights of the blend to try")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not args.wowpp.is_file():
+        sys.exit(f"no WOW++ file at {args.wowpp} (give one with --wowpp)")
+
+    sys.path.insert(0, str(ROOT))
+    from bench._setup import django_with_demo
+
+    django_with_demo()
+    from retrieval.models import Article, KnowledgeSource
+
+    source = KnowledgeSource.objects.get(slug=args.source)
+    titles = set(Article.objects.filter(source=source).values_list("title", flat=True))
+    contexts = wowpp_contexts(json.loads(args.wowpp.read_text(encoding="utf-8")), titles)
+    queries = query_kinds([float(w) for w in args.weights.split(",") if w.strip()])
+    rows = [evaluate(name, call, contexts, source.pk, args.k) for name, call in queries.items()]
+    summary = {
+        "file": args.wowpp.name, "source": source.slug, "articles": len(titles), "k": args.k,
+        "contexts": len(contexts["all"]), "contexts_without_topic": len(contexts["without_topic"]), "rows": rows,
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return
+    print(f"{summary['file']}: {summary['contexts']} contexts with a relevant article in {source.slug} "
+          f"({len(titles)} articles; {summary['contexts_without_topic']} with one besides the topic's own); k = {args.k}")
+    print(f"{'query':<32}{'recall':>9}{'recall w/o topic article':>27}{'hit@k':>8}")
+    for row in rows:
+        print(f"{row['query']:<32}{row['recall']:>9.3f}{row['recall_without_topic']:>27.3f}{row['hit']:>8.3f}")
+
+
+def wowpp_contexts(data: dict[str, Any], titles: set[str]) -> dict[str, list[dict[str, Any]]]:
+    """The contexts with at least one relevant article in the source (and, separately, at least one
+    besides the topic's own article)."""
+    every, without_topic = [], []
+    for record in data.values():
+        relevant = {
+            s["article"].removesuffix(GOLD_SUFFIX) for s in record["annotated_sentences"] if s["confidence"] >= 0.6
+        } & titles
+        context = {"topic": record["topic"], "turn": record["turns"][-1], "relevant": relevant}
+        if relevant:
+            every.append(context)
+        if relevant - {record["topic"]}:
+            without_topic.append(context)
+    return {"all": every, "without_topic": without_topic}
+
+
+Query = Callable[[int, str, str, int], list[str]]
+
+
+def query_kinds(weights: list[float]) -> dict[str, Query]:
+    from retrieval.services import passages_for_query
+
+    def titles(source_id: int, query: str, k: int, topic: str = "", weight: float = 0.0) -> list[str]:
+        passages = passages_for_query(source_id=source_id, query=query, k=k, topic=topic, topic_weight=weight)
+        return [p["title"] for p in passages]
+
+    kinds: dict[str, Query] = {
+        "turn alone (paper)": lambda s, topic, turn, k: titles(s, turn, k),
+        "topic + turn, one text": lambda s, topic, turn, k: titles(s, f"{topic} {turn}", k),
+    }
+    for weight in weights:
+        kinds[f"blend, topic weight {weight:g}"] = lambda s, topic, turn, k, w=weight: titles(s, turn, k, topic, w)
+    return kinds
+
+
+def evaluate(name: str, call: Query, contexts: dict[str, list[dict[str, Any]]], source_id: int, k: int) -> dict[str, Any]:
+    recalls, hits = [], []
+    for context in contexts["all"]:
+        found = set(call(source_id, context["topic"], context["turn"], k)) & context["relevant"]
+        recalls.append(len(found) / len(context["relevant"]))
+        hits.append(1.0 if found else 0.0)
+    without = []
+    for context in contexts["without_topic"]:
+        relevant = context["relevant"] - {context["topic"]}
+        found = set(call(source_id, context["topic"], context["turn"], k)) & relevant
+        without.append(len(found) / len(relevant))
+    return {"query": name, "recall": fmean(recalls), "recall_without_topic": fmean(without), "hit": fmean(hits)}
+
+
+if __name__ == "__main__":
+    main()

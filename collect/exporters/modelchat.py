@@ -1,0 +1,83 @@
+"""`export_dataset modelchat`: model-chat conversations as JSON Lines, one conversation per line,
+ParlAI-style (a `dialog` of turns with speaker ids and text) with the evaluation data beside it:
+
+    {"conversation_id", "campaign", "model", "arm", "topic", "seen", "persona", "ratings": {...},
+     "worker", "status", "created",
+     "dialog": [{"id": "human"|<model name>, "speaker": "human"|"model", "text",
+                 "problems"?: [...], "latency_ms"?: int, "error"?: str, "checked_sentence"?: str}]}
+
+`problems`, `latency_ms` and `error` are on model turns of the model arm; `problems` only once
+labelled. The file is written to a temporary name and renamed into place when complete."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from collect.exporters import ExportError, ExportOptions, ExportResult
+from collect.exporters.labels import companions_write
+from collect.modelchat.selectors import Conversation, modelchat_conversations
+from collect.models import Campaign, Protocol, RoomStatus
+
+FILE = "modelchat_conversations.jsonl"
+
+
+def conversation_record(conversation: Conversation) -> dict[str, Any]:
+    dialog = []
+    for turn in conversation.turns:
+        item: dict[str, Any] = {
+            "id": "human" if turn.speaker == "human" else conversation.model,
+            "speaker": turn.speaker,
+            "text": turn.text,
+        }
+        if turn.problems is not None:
+            item["problems"] = list(turn.problems)
+        if turn.latency_ms is not None:
+            item["latency_ms"] = turn.latency_ms
+            item["error"] = turn.error
+        if turn.checked_sentence is not None:
+            item["checked_sentence"] = turn.checked_sentence
+        dialog.append(item)
+    return {
+        "conversation_id": conversation.room_id,
+        "campaign": conversation.campaign,
+        "model": conversation.model,
+        "arm": conversation.arm,
+        "topic": conversation.topic,
+        "seen": conversation.seen,
+        "persona": conversation.persona,
+        "ratings": conversation.answers,
+        "worker": conversation.worker,
+        "status": conversation.status,
+        "created": conversation.created.isoformat(),
+        "dialog": dialog,
+    }
+
+
+def export(out_dir: Path, options: ExportOptions) -> ExportResult:
+    known = set(Campaign.objects.filter(protocol=Protocol.MODEL_CHAT, slug__in=options.campaigns).values_list("slug", flat=True))
+    missing = sorted(set(options.campaigns) - known)
+    if missing:
+        raise ExportError(f"no model-chat campaign named {', '.join(missing)}")
+    statuses = () if options.include_incomplete else (RoomStatus.COMPLETE,)
+    conversations = modelchat_conversations(campaigns=options.campaigns, statuses=statuses)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    temp = out_dir / f".{FILE}.{os.getpid()}.tmp"
+    written = skipped = 0
+    try:
+        with temp.open("w", encoding="utf-8") as handle:
+            for conversation in conversations:
+                if not conversation.turns:
+                    skipped += 1
+                    continue
+                handle.write(json.dumps(conversation_record(conversation), ensure_ascii=False) + "\n")
+                written += 1
+        temp.replace(out_dir / FILE)
+    finally:
+        temp.unlink(missing_ok=True)
+    # Files other apps write beside it: annotate's pairwise (ACUTE-Eval) judgments of these campaigns.
+    slugs = sorted(known) if options.campaigns else list(Campaign.objects.filter(protocol=Protocol.MODEL_CHAT).values_list("slug", flat=True))
+    companions = companions_write(dataset="modelchat", out_dir=out_dir, campaigns=slugs)
+    return ExportResult(counts={FILE: written, **companions}, skipped_empty=skipped)

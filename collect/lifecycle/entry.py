@@ -1,0 +1,91 @@
+"""Admission: from a parsed identity to a place in the campaign, or a refusal that says why.
+
+The worker's identity is bound to the browser that first used their link; a browser already taking
+part as one worker does not silently switch to another. Blocked workers and workers past the
+campaign's caps are refused; a worker who already finished is sent back to their own result."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import IntegrityError
+from django.utils import timezone
+
+from collect.lifecycle.identity import EntryRefused, Identity
+from collect.lifecycle.links import browser_hash, pseudonym_for
+from collect.models import Assignment, AssignmentStatus, Campaign, Worker
+from collect.services.matchmaking import LIVE_ROOM_STATUSES, assignment_start
+
+
+def worker_for(identity: Identity) -> Worker:
+    try:
+        worker, _ = Worker.objects.get_or_create(
+            platform=identity.platform,
+            external_id=identity.external_id,
+            defaults={"pseudonym": pseudonym_for(platform=identity.platform, external_id=identity.external_id)},
+        )
+    except IntegrityError:  # a concurrent first join of the same worker
+        worker = Worker.objects.get(platform=identity.platform, external_id=identity.external_id)
+    return worker
+
+
+def live_assignment(*, campaign: Campaign | None, worker_id: int) -> Assignment | None:
+    live = Assignment.objects.filter(worker_id=worker_id).filter(
+        status__in=(AssignmentStatus.WAITING, AssignmentStatus.PAIRED)
+    )
+    waiting = live.filter(status=AssignmentStatus.WAITING)
+    if campaign is not None:
+        live = live.filter(campaign=campaign)
+        waiting = live.filter(status=AssignmentStatus.WAITING, created__gte=timezone.now() - timedelta(seconds=campaign.wait_timeout_seconds))
+    return (
+        waiting.first()
+        or live.filter(status=AssignmentStatus.PAIRED, room__status__in=LIVE_ROOM_STATUSES).first()
+    )
+
+
+def entry_admit(*, campaign: Campaign, identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, Assignment]:
+    """The worker and their assignment (live, finished or new). Raises EntryRefused."""
+    worker = worker_for(identity)
+    if worker.blocked:
+        raise EntryRefused(403, "Not available", "You cannot take part in this study. Contact the researcher if you think this is a mistake.")
+    _bind_browser(worker, browser)
+    if session_worker_id is not None and session_worker_id != worker.pk and live_assignment(campaign=None, worker_id=session_worker_id):
+        raise EntryRefused(
+            409,
+            "This browser is in use",
+            "This browser is already taking part as another worker, whose chat is still open. Finish that "
+            "one first, or open this link in another browser (or a private window).",
+        )
+    live = live_assignment(campaign=campaign, worker_id=worker.pk)
+    if live:
+        return worker, live
+    finished = Assignment.objects.filter(campaign=campaign, worker=worker, room__isnull=False).order_by("-created")
+    if campaign.max_per_worker and finished.count() >= campaign.max_per_worker:
+        # At the cap (and no live chat): the view shows the last result and its code again.
+        return worker, finished.first()
+    if campaign.max_per_worker_per_day:
+        day = Assignment.objects.filter(worker=worker, room__isnull=False, created__gte=timezone.now() - timedelta(days=1))
+        if day.count() >= campaign.max_per_worker_per_day:
+            raise EntryRefused(403, "Come back tomorrow", "You have taken part in as many conversations today as this study allows.")
+    assignment = assignment_start(
+        campaign=campaign,
+        worker=worker,
+        study_id=identity.study_id,
+        session_id=identity.session_id,
+        turk_submit_to=identity.turk_submit_to,
+    )
+    return worker, assignment
+
+
+def _bind_browser(worker: Worker, browser: str) -> None:
+    token = browser_hash(browser)
+    if not worker.browser:
+        Worker.objects.filter(pk=worker.pk, browser="").update(browser=token)
+        worker.refresh_from_db(fields=["browser"])
+    if worker.browser != token:
+        raise EntryRefused(
+            403,
+            "Link already in use",
+            "This link was first opened in another browser, and a study link works only in the browser that "
+            "opened it first. Please continue there.",
+        )

@@ -1,0 +1,52 @@
+"""Who is in a room, from heartbeat timestamps in the database, never from a process's memory: a
+node that dies leaves its members' `last_seen` to age, and the sweep (any process) sees them gone."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import Q
+from django.utils import timezone
+
+from collect.models import Assignment
+
+# Pages ping every 15 s: a member silent this much longer than the grace period is gone even if
+# their disconnect was never processed (daphne can drop connections without running disconnect()).
+PING_SLACK_SECONDS = 45
+
+
+def member_connected(*, assignment_id: int, socket: str) -> None:
+    """A room socket opened; it becomes the member's newest socket."""
+    Assignment.objects.filter(pk=assignment_id).update(socket=socket, connected=True, last_seen=timezone.now(), left_at=None)
+
+
+def member_disconnected(*, assignment_id: int, socket: str) -> bool:
+    """A room socket closed. True if the member is still connected by a newer socket: the late
+    close of the old socket of a reload must not mark a present worker as gone."""
+    closed = Assignment.objects.filter(pk=assignment_id, socket=socket).update(connected=False, left_at=timezone.now())
+    return closed == 0
+
+
+def member_seen(*, assignment_id: int) -> None:
+    Assignment.objects.filter(pk=assignment_id).update(last_seen=timezone.now())
+
+
+def gone_filter(*, grace_seconds: float, now: datetime, prefix: str = "") -> Q:
+    """Members away longer than the grace period: their socket closed that long ago, or nothing
+    was heard from them (ping, frame) for the grace period plus the ping slack."""
+    closed = now - timedelta(seconds=grace_seconds)
+    silent = now - timedelta(seconds=grace_seconds + PING_SLACK_SECONDS)
+    return Q(**{f"{prefix}left_at__lte": closed}) | Q(**{f"{prefix}last_seen__lte": silent}) | Q(
+        **{f"{prefix}last_seen__isnull": True, f"{prefix}created__lte": silent}
+    )
+
+
+def partner_present(*, room_id: Any, role: str) -> bool:
+    """Whether the other member of the room has a socket open and has been heard from lately."""
+    recent = timezone.now() - timedelta(seconds=PING_SLACK_SECONDS)
+    return (
+        Assignment.objects.filter(room_id=room_id, left_at__isnull=True, last_seen__gte=recent, connected=True)
+        .exclude(role=role)
+        .exists()
+    )

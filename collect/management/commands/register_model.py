@@ -1,0 +1,61 @@
+"""`manage.py register_model NAME (--python DOTTED.PATH | --url URL) [--timeout S --retries N
+--concurrency N --options JSON]`: register (or update) a model for human evaluation.
+`register_model --builtins` registers the built-in bots."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from collect.modelchat.bots import builtin_models_ensure
+from collect.modelchat.models import EvalModel, EvalModelKind
+
+
+class Command(BaseCommand):
+    help = "Register a dialogue model (a Python class or an HTTP endpoint) for model-chat campaigns."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name", nargs="?", help="the model's name in campaigns and results (a slug)")
+        kind = parser.add_mutually_exclusive_group()
+        kind.add_argument("--python", metavar="DOTTED.PATH", help="a class with respond(context) -> reply")
+        kind.add_argument("--url", help="an endpoint taking POST JSON {history, topic, knowledge, goal?} -> {text}")
+        kind.add_argument("--builtins", action="store_true", help="register the built-in bots")
+        parser.add_argument("--description", default="")
+        parser.add_argument("--timeout", type=float, default=10.0, help="seconds per attempt")
+        parser.add_argument("--retries", type=int, default=1)
+        parser.add_argument("--concurrency", type=int, default=4, help="calls at once per server process")
+        parser.add_argument("--options", default="{}", help="JSON object of keyword arguments for the Python class")
+        parser.add_argument("--inactive", action="store_true")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["builtins"]:
+            names = [m.name for m in builtin_models_ensure()]
+            self.stdout.write(f"built-in models registered: {', '.join(names)}")
+            return
+        if not opts["name"] or not (opts["python"] or opts["url"]):
+            raise CommandError("give NAME and one of --python DOTTED.PATH or --url URL (or --builtins)")
+        try:
+            options = json.loads(opts["options"])
+        except ValueError as error:
+            raise CommandError(f"--options is not valid JSON: {error}") from error
+        if opts["retries"] < 0 or opts["concurrency"] < 1:
+            raise CommandError("--retries must be at least 0 and --concurrency at least 1")
+        model = EvalModel.objects.filter(name=opts["name"]).first() or EvalModel(name=opts["name"])
+        model.kind = EvalModelKind.PYTHON if opts["python"] else EvalModelKind.HTTP
+        model.dotted_path = opts["python"] or ""
+        model.endpoint_url = opts["url"] or ""
+        model.description = opts["description"]
+        model.timeout_seconds = opts["timeout"]
+        model.retries = opts["retries"]
+        model.max_concurrency = opts["concurrency"]
+        model.options = options
+        model.is_active = not opts["inactive"]
+        try:
+            model.full_clean()
+        except ValidationError as error:
+            raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())) from error
+        model.save()
+        self.stdout.write(self.style.SUCCESS(f"registered {model.kind} model {model.name!r}"))

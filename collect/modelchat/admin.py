@@ -1,0 +1,39 @@
+"""Admin for registered models and model-chat conversations (collect/admin.py imports this)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+
+from collect.modelchat.models import EvalModel, ModelChat, ModelChatOnboarding, ModelTurn
+
+
+@admin.register(EvalModel)
+class EvalModelAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "dotted_path", "endpoint_url", "timeout_seconds", "retries", "max_concurrency", "is_active"]
+    list_filter = ["kind", "is_active"]
+    search_fields = ["name", "description"]
+
+
+@admin.register(ModelChat)
+class ModelChatAdmin(admin.ModelAdmin):
+    list_display = ["room", "arm", "model", "seen", "answers"]
+    list_filter = ["arm", "model", "seen"]
+    readonly_fields = ["room", "arm", "model", "seen", "answers", "answered_at"]
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False
+
+
+@admin.register(ModelTurn)
+class ModelTurnAdmin(admin.ModelAdmin):
+    list_display = ["message", "model", "latency_ms", "attempts", "error", "problems"]
+    list_filter = ["model"]
+    readonly_fields = ["message", "model", "latency_ms", "attempts", "error", "knowledge_used", "problems", "labeled_at"]
+
+
+@admin.register(ModelChatOnboarding)
+class ModelChatOnboardingAdmin(admin.ModelAdmin):
+    list_display = ["worker", "campaign", "attempts", "passed", "updated"]
+    list_filter = ["campaign", "passed"]

@@ -1,0 +1,121 @@
+"""Built-in models, so that a model-chat campaign runs out of the box on the demo. They exist to
+make evaluation runnable, not to be good. Each has `respond(context) -> reply`, with context
+{"history": [utterances, oldest first], "topic": str, "knowledge": [{"title", "sentences"}]} and
+reply a string or {"text", "knowledge_used"}."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+FALLBACK = "That's interesting! What do you like most about it?"
+
+
+def _said(history: list[str]) -> set[str]:
+    return {h.strip().lower() for h in history}
+
+
+class KnowledgeBot:
+    """Answers with the sentence the live ranker (GROUNDWORK_RANKER) scores best for the dialogue
+    among the knowledge a wizard would see for this turn, never one it has already said."""
+
+    def respond(self, context: dict[str, Any]) -> dict[str, Any]:
+        from retrieval.rerank import passages_rank
+
+        passages = [p for p in context.get("knowledge", []) if p.get("sentences")]
+        if not passages:
+            return {"text": FALLBACK}
+        ranked = passages_rank(context=context.get("history", []), passages=passages, topic=context.get("topic", ""))
+        said = _said(context.get("history", []))
+        scored = [(score, s) for p in ranked for s, score in zip(p["sentences"], p["scores"]) if s.strip().lower() not in said]
+        if not scored:
+            return {"text": FALLBACK}
+        best = max(scored, key=lambda pair: pair[0])[1]
+        return {"text": best, "knowledge_used": best}
+
+
+class WizardReplyBot:
+    """Answers with the collected wizard reply (from WoW rooms, people only) most similar by
+    TF-IDF to the evaluator's last message and the topic. The reply bank is rebuilt when it is
+    older than `refresh_seconds`."""
+
+    def __init__(self, refresh_seconds: float = 300.0, max_replies: int = 50_000) -> None:
+        self.refresh_seconds, self.max_replies = refresh_seconds, max_replies
+        self._lock = threading.Lock()
+        self._built_at = float("-inf")
+        self._replies: list[str] = []
+        self._vectorizer: TfidfVectorizer | None = None
+        self._matrix: Any = None
+
+    def _bank(self) -> None:
+        from collect.models import Message, Protocol
+
+        with self._lock:
+            if time.monotonic() - self._built_at < self.refresh_seconds:
+                return
+            texts = (
+                Message.objects.filter(role="wizard", room__campaign__protocol=Protocol.WOW)
+                .order_by("-pk")
+                .values_list("text", flat=True)[: self.max_replies]
+            )
+            self._replies = list(dict.fromkeys(t.strip() for t in texts if t.strip()))
+            if self._replies:
+                self._vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, stop_words="english")
+                try:
+                    self._matrix = self._vectorizer.fit_transform(self._replies)
+                except ValueError:  # only stop words: nothing to match on
+                    self._replies = []
+            self._built_at = time.monotonic()
+
+    def respond(self, context: dict[str, Any]) -> dict[str, Any]:
+        self._bank()
+        history = context.get("history", [])
+        if not self._replies or self._vectorizer is None:
+            return {"text": FALLBACK}
+        query = " ".join([context.get("topic", ""), *(history[-1:])])
+        scores = (self._vectorizer.transform([query]) @ self._matrix.T).toarray()[0]
+        said = _said(history)
+        for index in scores.argsort()[::-1]:
+            if self._replies[index].lower() not in said:
+                return {"text": self._replies[index]}
+        return {"text": FALLBACK}
+
+
+class NoKnowledgeBot:
+    """A baseline without knowledge: friendly, generic, about the topic only by name."""
+
+    LINES = (
+        "I don't know much about {topic}, but it sounds fascinating. What got you interested?",
+        "That's interesting! What do you like most about {topic}?",
+        "Really? Tell me more about that.",
+        "I see. How did you first come across {topic}?",
+        "Ha, I had never thought of it that way. What else do you know about it?",
+    )
+
+    def respond(self, context: dict[str, Any]) -> str:
+        turn = sum(1 for _ in context.get("history", [])) // 2
+        topic = context.get("topic") or "that"
+        return self.LINES[turn % len(self.LINES)].format(topic=topic)
+
+
+BUILT_IN = {
+    "kb-retrieval": ("collect.modelchat.bots.KnowledgeBot", "Best knowledge sentence for the turn (live ranker)"),
+    "tfidf-reply": ("collect.modelchat.bots.WizardReplyBot", "Most similar collected wizard reply (TF-IDF)"),
+    "no-knowledge": ("collect.modelchat.bots.NoKnowledgeBot", "Generic replies without knowledge (baseline)"),
+}
+
+
+def builtin_models_ensure() -> list[Any]:
+    """Register the built-in models (idempotent); returns them."""
+    from collect.modelchat.models import EvalModel, EvalModelKind
+
+    models = []
+    for name, (path, description) in BUILT_IN.items():
+        model, _ = EvalModel.objects.get_or_create(
+            name=name, defaults={"kind": EvalModelKind.PYTHON, "dotted_path": path, "description": description, "timeout_seconds": 5.0}
+        )
+        models.append(model)
+    return models

@@ -1,0 +1,127 @@
+"""A model-chat campaign's settings, read from Campaign.protocol_config:
+
+    {"models": {"kb-retrieval": 20, "tfidf-reply": 20, "no-knowledge": 20},
+     "control": 20,
+     "unseen_topics": ["Jazz", "Tea"],
+     "problems": ["contradiction", "repetitive", "off_topic", "nonsensical", "incorrect"],
+     "questions": [{"key": "engagingness", "text": "...", "min": 1, "max": 5}],
+     "onboarding_attempts": 3}
+
+`models` maps registered model names to the conversations each needs; `control` is the number of
+human–human control conversations (0: no control arm). Topics come from the campaign's personas; a
+topic is "seen" unless listed in `unseen_topics`. `problems` may be [] (no per-turn labels); the
+worker's explicit "none" is always offered besides them. Turns are the campaign's min/max_turns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from collect.models import Campaign
+
+NONE_LABEL = "none"
+KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+DEFAULT_PROBLEMS = ("contradiction", "repetitive", "off_topic", "nonsensical", "incorrect")
+PROBLEM_TEXTS = {
+    "contradiction": "Contradicts itself or the conversation",
+    "repetitive": "Repeats itself",
+    "off_topic": "Off topic or ignores what I said",
+    "nonsensical": "Nonsensical or hard to understand",
+    "incorrect": "Factually incorrect",
+}
+DEFAULT_QUESTIONS = ({"key": "engagingness", "text": "How much did you enjoy talking to your partner?", "min": 1, "max": 5},)
+DEFAULT_ONBOARDING_ATTEMPTS = 3
+
+
+class ConfigError(ValueError):
+    """The campaign's protocol_config is not a valid model-chat config; says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Question:
+    key: str
+    text: str
+    low: int = 1
+    high: int = 5
+
+
+@dataclass(frozen=True)
+class ModelChatConfig:
+    models: dict[str, int]
+    control: int
+    unseen_topics: frozenset[str]
+    problems: tuple[str, ...]
+    questions: tuple[Question, ...]
+    onboarding_attempts: int
+
+    def problem_text(self, key: str) -> str:
+        return PROBLEM_TEXTS.get(key, key.replace("_", " ").capitalize())
+
+
+def _count(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"protocol_config.{where} must be a whole number of at least 0, not {value!r}")
+    return value
+
+
+def config_for(campaign: Campaign) -> ModelChatConfig:
+    raw = campaign.protocol_config or {}
+    if not isinstance(raw, dict):
+        raise ConfigError("protocol_config must be a JSON object")
+    models = raw.get("models", {})
+    if not isinstance(models, dict) or not all(isinstance(k, str) and k for k in models):
+        raise ConfigError('protocol_config.models must map model names to conversation counts, e.g. {"kb-retrieval": 20}')
+    counts = {name: _count(n, f"models.{name}") for name, n in models.items()}
+    control = _count(raw.get("control", 0), "control")
+    if not any(counts.values()) and not control:
+        raise ConfigError("protocol_config needs at least one conversation: some models with counts, or a control")
+    unseen = raw.get("unseen_topics", [])
+    if not isinstance(unseen, list) or not all(isinstance(t, str) for t in unseen):
+        raise ConfigError("protocol_config.unseen_topics must be a list of topic titles")
+    problems = raw.get("problems", list(DEFAULT_PROBLEMS))
+    if not isinstance(problems, list) or not all(isinstance(p, str) and KEY_PATTERN.match(p) for p in problems):
+        raise ConfigError("protocol_config.problems must be a list of keys like 'off_topic' (lowercase, digits, _)")
+    if NONE_LABEL in problems or len(set(problems)) != len(problems):
+        raise ConfigError(f"protocol_config.problems must be distinct and must not hold {NONE_LABEL!r} (always offered)")
+    questions = tuple(_question(q, i) for i, q in enumerate(raw.get("questions", DEFAULT_QUESTIONS)))
+    if not questions or len({q.key for q in questions}) != len(questions):
+        raise ConfigError("protocol_config.questions must be a non-empty list with distinct keys")
+    attempts = _count(raw.get("onboarding_attempts", DEFAULT_ONBOARDING_ATTEMPTS), "onboarding_attempts")
+    return ModelChatConfig(
+        models=counts,
+        control=control,
+        unseen_topics=frozenset(t.strip() for t in unseen),
+        problems=tuple(problems),
+        questions=questions,
+        onboarding_attempts=attempts,
+    )
+
+
+def _question(item: Any, index: int) -> Question:
+    where = f"protocol_config.questions[{index}]"
+    if not isinstance(item, dict) or not isinstance(item.get("key"), str) or not KEY_PATTERN.match(item["key"]):
+        raise ConfigError(f"{where} must be an object with a 'key' like 'engagingness'")
+    text = item.get("text", item["key"].capitalize())
+    low, high = item.get("min", 1), item.get("max", 5)
+    if not isinstance(text, str) or not text.strip():
+        raise ConfigError(f"{where}.text must be a non-empty string")
+    for value in (low, high):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(f"{where}.min and .max must be whole numbers")
+    if low >= high:
+        raise ConfigError(f"{where}.min must be below .max")
+    return Question(item["key"], text.strip(), low, high)
+
+
+def config_errors(campaign: Campaign) -> list[str]:
+    """What is wrong with a model-chat campaign's settings (empty when it can run)."""
+    from collect.modelchat.models import EvalModel
+
+    try:
+        config = config_for(campaign)
+    except ConfigError as error:
+        return [str(error)]
+    known = set(EvalModel.objects.filter(name__in=config.models, is_active=True).values_list("name", flat=True))
+    return [f"protocol_config.models: no active registered model named {name!r}" for name in config.models if name not in known]

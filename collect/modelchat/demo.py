@@ -1,0 +1,35 @@
+"""The demo model-chat campaign `make run` serves beside the WoW demo: the three built-in models,
+a human control arm, the WoW demo personas, and a few topics marked unseen."""
+
+from __future__ import annotations
+
+from collect.demo import PERSONAS
+from collect.modelchat.bots import BUILT_IN, builtin_models_ensure
+from collect.models import Campaign, Persona, Protocol
+from retrieval.models import KnowledgeSource
+
+DEMO_SLUG = "modelchat-demo"
+UNSEEN = ["Jazz", "Tea", "Mars", "Volcano", "Chess", "Bread", "Basketball", "Dinosaur", "Horse", "Star Wars"]
+
+
+def modelchat_demo_ensure(*, source: KnowledgeSource) -> Campaign:
+    builtin_models_ensure()
+    campaign, created = Campaign.objects.get_or_create(
+        slug=DEMO_SLUG,
+        defaults={
+            "name": "Model chat (demo)",
+            "protocol": Protocol.MODEL_CHAT,
+            "knowledge_source": source,
+            "min_turns": 3,
+            "max_turns": 5,
+            "turn_limit": 5,
+            "protocol_config": {"models": {name: 20 for name in BUILT_IN}, "control": 10, "unseen_topics": UNSEEN},
+            "instructions": (
+                "Pick a topic and chat with your partner about it. After each of your partner's messages, "
+                "tick the problems you see in it (or 'None'). At the end, tell us how much you enjoyed the chat."
+            ),
+        },
+    )
+    if created:
+        Persona.objects.bulk_create(Persona(campaign=campaign, text=t, topics=topics) for t, topics in PERSONAS)
+    return campaign

@@ -1,0 +1,29 @@
+"""The onboarding sample: a short conversation with a model whose problems are known. A worker
+labels its model turns before their first real chat and must get every one right."""
+
+from __future__ import annotations
+
+from collect.modelchat.config import NONE_LABEL
+
+# (speaker, text, the problems a careful worker ticks on model turns)
+SAMPLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("human", "Hi! I'd love to talk about tea. Do you drink it?", ()),
+    ("model", "Tea is an aromatic beverage made by pouring hot water over cured tea leaves.", (NONE_LABEL,)),
+    ("human", "Nice. Which country drinks the most tea?", ()),
+    ("model", "My favourite football team won on Sunday, did you watch the game?", ("off_topic",)),
+    ("human", "Um, no. Back to tea: is green tea healthy?", ()),
+    ("model", "Tea is an aromatic beverage made by pouring hot water over cured tea leaves.", ("repetitive",)),
+    ("human", "You said that already. Do you like coffee better?", ()),
+    ("model", "I never drink anything hot. I had a lovely hot cup of tea this morning.", ("contradiction",)),
+)
+
+
+def expected_labels(problems: tuple[str, ...]) -> dict[int, tuple[str, ...]]:
+    """The right labels per model turn index, for a campaign offering `problems`: problems the
+    campaign does not offer are left out, and a turn left with none expects "none"."""
+    expected: dict[int, tuple[str, ...]] = {}
+    for index, (speaker, _text, labels) in enumerate(SAMPLE):
+        if speaker == "model":
+            kept = tuple(label for label in labels if label in problems)
+            expected[index] = kept or (NONE_LABEL,)
+    return expected

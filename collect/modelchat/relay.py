@@ -1,0 +1,83 @@
+"""Scheduling the model's reply from the room socket, never on the event loop: on the Celery
+`models` queue when a broker is configured (the worker posts and broadcasts), else on a thread of
+this process. The evaluator's message is already acked and broadcast when this starts."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import close_old_connections
+
+from collect.modelchat.turns import model_reply_owed, model_turn_after, model_turn_take, room_model_arm
+
+log = logging.getLogger(__name__)
+
+_pending: set[asyncio.Task] = set()  # referenced until done
+
+
+def reply_soon(*, room_id: str, seq: int) -> None:
+    """Start the model's reply to message `seq` of this room, if it is a model room."""
+    task = asyncio.create_task(_reply(room_id, seq))
+    _pending.add(task)
+    task.add_done_callback(_pending.discard)
+
+
+def _take(room_id: str, seq: int) -> dict[str, Any] | None:
+    close_old_connections()
+    try:
+        return model_turn_take(room_id=room_id, after_seq=seq)
+    finally:
+        close_old_connections()
+
+
+def _after(room_id: str, seq: int) -> None:
+    close_old_connections()
+    try:
+        model_turn_after(room_id=room_id, seq=seq)
+    finally:
+        close_old_connections()
+
+
+def _enqueue(room_id: str, seq: int) -> None:
+    from collect.modelchat.tasks import model_turn
+
+    model_turn.apply_async(kwargs={"room_id": room_id, "after_seq": seq})
+
+
+async def _reply(room_id: str, seq: int) -> None:
+    try:
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            if await database_sync_to_async(room_model_arm)(room_id=room_id):
+                await sync_to_async(_enqueue, thread_sensitive=False)(room_id, seq)
+            return
+        # In-process: model_turn_take itself checks that this is a model room.
+        event = await sync_to_async(_take, thread_sensitive=False)(room_id, seq)
+        if event is not None:
+            await get_channel_layer().group_send(f"room.{room_id}", event)
+            await sync_to_async(_after, thread_sensitive=False)(room_id, event["message"]["seq"])
+    except Exception:  # noqa: BLE001 - logged; the evaluator can resend after a sync
+        log.exception("room %s: the model's reply to #%d failed", room_id, seq)
+
+
+def reply_if_owed(*, room_id: str) -> None:
+    """On a resync: retry a model reply that never came (see turns.model_reply_owed)."""
+    task = asyncio.create_task(_reply_if_owed(room_id))
+    _pending.add(task)
+    task.add_done_callback(_pending.discard)
+
+
+async def _reply_if_owed(room_id: str) -> None:
+    try:
+        seq = await database_sync_to_async(model_reply_owed)(room_id=room_id)
+    except Exception:  # noqa: BLE001
+        log.exception("room %s: could not check for a missing model reply", room_id)
+        return
+    if seq is not None:
+        log.warning("room %s: the model's reply to #%d never came; asking again", room_id, seq)
+        await _reply(room_id, seq)

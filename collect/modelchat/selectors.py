@@ -1,0 +1,121 @@
+"""Read-only records of model-chat conversations, for analysis (eval_report), exports and pages.
+
+The interface is stable: `modelchat_conversations` returns one `Conversation` per room, whatever its
+arm. In every conversation the human under study (the evaluator, room role "apprentice") talks to a
+partner (room role "wizard"): a registered model, or in the control arm another person."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from collect.modelchat.config import ModelChatConfig, config_for
+from collect.modelchat.models import HUMAN_ARM, ModelChat, ModelTurn
+from collect.models import Assignment, Campaign, Message, Protocol, RoomStatus
+
+EVALUATOR_ROLE = "apprentice"
+PARTNER_ROLE = "wizard"
+
+
+@dataclass(frozen=True)
+class Turn:
+    seq: int  # 1, 2, ... within the conversation
+    speaker: str  # "human" (the evaluator) or "model" (the partner seat, a person in the control arm)
+    text: str
+    problems: tuple[str, ...] | None  # model turns of the model arm: the evaluator's labels, ("none",) or problem keys
+    latency_ms: int | None  # model turns of the model arm: the model's response time
+    error: str  # model turns: "" or why the model failed (the text is then an apology)
+    checked_sentence: str | None  # partner turns: the knowledge sentence used, "no_passages_used", or None
+
+
+@dataclass(frozen=True)
+class Conversation:
+    room_id: str
+    campaign: str  # slug
+    arm: str  # "model" or "human"
+    model: str  # the registered model's name, or "human" for the control arm
+    topic: str
+    seen: bool | None  # topic seen in training (campaign's unseen_topics); None when no topic was chosen
+    persona: str
+    status: str  # room status: "complete", "rating", "incomplete", ...
+    answers: dict[str, int]  # final questions, {} when not answered
+    turns: tuple[Turn, ...]
+    topic_passage: tuple[str, ...]  # the topic article's first sentences (Wiki F1 reference)
+    worker: str  # the evaluator's pseudonym
+    created: datetime
+
+    @property
+    def model_utterances(self) -> list[str]:
+        return [t.text for t in self.turns if t.speaker == "model"]
+
+    @property
+    def latencies_ms(self) -> list[int]:
+        return [t.latency_ms for t in self.turns if t.latency_ms is not None]
+
+    @property
+    def turn_problems(self) -> list[tuple[str, ...] | None]:
+        """Per model turn, in order: its labels, or None when it was not labelled."""
+        return [t.problems for t in self.turns if t.speaker == "model"]
+
+
+def modelchat_conversations(
+    *, campaigns: Sequence[str] = (), statuses: Sequence[str] = (RoomStatus.COMPLETE,)
+) -> list[Conversation]:
+    """Conversations of model-chat campaigns (these slugs; all when empty) whose room status is one
+    of `statuses` (default: complete, i.e. chatted and answered), oldest first."""
+    chats = ModelChat.objects.select_related("room__campaign", "room__persona", "model").filter(
+        room__campaign__protocol=Protocol.MODEL_CHAT
+    )
+    if campaigns:
+        chats = chats.filter(room__campaign__slug__in=list(campaigns))
+    if statuses:
+        chats = chats.filter(room__status__in=list(statuses))
+    chats = list(chats.order_by("room__created", "room_id"))
+    room_ids = [c.room_id for c in chats]
+    messages: dict[object, list[Message]] = {}
+    for message in Message.objects.filter(room_id__in=room_ids).select_related("sender__worker").order_by("room_id", "seq"):
+        messages.setdefault(message.room_id, []).append(message)
+    turns = {t.message_id: t for t in ModelTurn.objects.filter(message__room_id__in=room_ids)}
+    evaluators = dict(
+        Assignment.objects.filter(room_id__in=room_ids, role=EVALUATOR_ROLE).values_list("room_id", "worker__pseudonym")
+    )
+    return [_record(chat, messages.get(chat.room_id, []), turns, evaluators.get(chat.room_id, "")) for chat in chats]
+
+
+def _record(chat: ModelChat, messages: list[Message], turns: dict[int, ModelTurn], worker: str) -> Conversation:
+    room = chat.room
+    return Conversation(
+        room_id=str(room.id),
+        campaign=room.campaign.slug,
+        arm=chat.arm,
+        model=chat.model.name if chat.model_id else HUMAN_ARM,
+        topic=room.topic,
+        seen=chat.seen,
+        persona=room.persona.text if room.persona_id else "",
+        status=room.status,
+        answers=dict(chat.answers or {}),
+        turns=tuple(_turn(m, turns.get(m.pk)) for m in messages),
+        topic_passage=tuple(room.topic_passage or ()),
+        worker=worker,
+        created=room.created,
+    )
+
+
+def _turn(message: Message, model_turn: ModelTurn | None) -> Turn:
+    checked = next(iter(message.checked_sentence.values())) if message.checked_sentence else None
+    return Turn(
+        seq=message.seq,
+        speaker="human" if message.role == EVALUATOR_ROLE else "model",
+        text=message.text,
+        problems=tuple(model_turn.problems) if model_turn and model_turn.problems is not None else None,
+        latency_ms=model_turn.latency_ms if model_turn else None,
+        error=model_turn.error if model_turn else "",
+        checked_sentence=checked,
+    )
+
+
+def modelchat_settings(*, campaign: Campaign) -> ModelChatConfig:
+    """The campaign's parsed settings: models and counts, control, unseen topics, problem labels,
+    final questions (raises config.ConfigError on a bad config)."""
+    return config_for(campaign)

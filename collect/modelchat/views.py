@@ -1,0 +1,74 @@
+"""Worker pages of model chat: entering a campaign (onboarding first, then a seat with a model or a
+place in the waiting room for the control arm) and the onboarding sample."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from collect.modelchat.config import NONE_LABEL, ConfigError, config_for
+from collect.modelchat.models import ModelChatOnboarding
+from collect.modelchat.onboarding import SAMPLE
+from collect.modelchat.services import CampaignFull, modelchat_seat, onboarding_required, onboarding_submit
+from collect.models import Assignment, AssignmentStatus, Campaign, Protocol
+
+
+def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
+    return render(request, "collect/error.html", {"title": title, "message": message}, status=status)
+
+
+def enter(request: HttpRequest, campaign: Campaign, assignment: Assignment) -> HttpResponse:
+    """Where a worker without a room goes next in a model-chat campaign."""
+    try:
+        if onboarding_required(campaign=campaign, worker=assignment.worker):
+            return redirect("collect:modelchat_onboarding", campaign.slug)
+        room = modelchat_seat(assignment=assignment)
+    except ConfigError as error:
+        return _error(request, 503, "Study not ready", f"This study is misconfigured ({error}). Please tell the researchers.")
+    except CampaignFull:
+        Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.WAITING).update(status=AssignmentStatus.LEFT)
+        return _error(request, 410, "Study full", "This study has all the conversations it needs. Thank you for your interest.")
+    if room is not None:
+        return redirect("collect:room", room.pk)
+    return redirect("collect:wait", assignment.pk)
+
+
+def onboarding(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = Campaign.objects.filter(slug=slug, protocol=Protocol.MODEL_CHAT, is_active=True).first()
+    worker_id = request.session.get("worker_id")
+    assignment = (
+        Assignment.objects.select_related("worker", "campaign").filter(campaign=campaign, worker_id=worker_id).order_by("-created").first()
+        if campaign and worker_id
+        else None
+    )
+    if assignment is None:
+        return _error(request, 403, "Not your page", "Open the study with your own link first.")
+    config = config_for(campaign)
+    if not onboarding_required(campaign=campaign, worker=assignment.worker):
+        return enter(request, campaign, assignment)
+    context = {
+        "campaign": campaign,
+        "problems": [{"key": k, "text": config.problem_text(k)} for k in config.problems],
+        "none_label": NONE_LABEL,
+        "turns": [{"index": i, "speaker": s, "text": t} for i, (s, t, _labels) in enumerate(SAMPLE)],
+        "attempts": config.onboarding_attempts,
+    }
+    tried = ModelChatOnboarding.objects.filter(campaign=campaign, worker=assignment.worker).first()
+    if tried is not None and tried.attempts >= config.onboarding_attempts:
+        return _out_of_attempts(request)
+    if request.method != "POST":
+        return render(request, "collect/modelchat_onboarding.html", context)
+    answers = {i: request.POST.getlist(f"turn-{i}") for i, (speaker, _t, _l) in enumerate(SAMPLE) if speaker == "model"}
+    result = onboarding_submit(campaign=campaign, worker=assignment.worker, answers=answers)
+    if result.passed:
+        return enter(request, campaign, assignment)
+    if result.attempts_left <= 0:
+        return _out_of_attempts(request)
+    context.update(wrong=result.wrong, attempts_left=result.attempts_left, answers=answers)
+    return render(request, "collect/modelchat_onboarding.html", context, status=400)
+
+
+def _out_of_attempts(request: HttpRequest) -> HttpResponse:
+    return _error(
+        request, 403, "Onboarding not passed", "The sample conversation was not labelled correctly in the attempts allowed. Thank you for your time."
+    )

@@ -1,0 +1,263 @@
+"""A scripted Wizard of Wikipedia worker over the network, doing what the pages do: join by link,
+wait on the waiting socket (asking for its status every few seconds), then chat on the room
+socket — reconnect with backoff, `sync` from the last seq seen, resend what was not acked. Used by
+the multi-process fault tests and by bench/chat_load.py; it needs only `websockets`, not Django.
+
+A `Node` list stands for the servers: a page that loses its connection retries the same node and
+then the others, as a browser behind a load balancer would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import websockets
+
+STATUS_EVERY_S = 5.0
+PING_EVERY_S = 15.0
+
+
+@dataclass
+class Stats:
+    """What one worker saw; the bench and the tests add these up."""
+
+    ack_ms: list[float] = field(default_factory=list)
+    delivery_ms: list[float] = field(default_factory=list)
+    sent: dict[str, int] = field(default_factory=dict)  # client_id → acked seq
+    received: dict[int, int] = field(default_factory=dict)  # seq → times received
+    reconnects: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+# client_id → monotonic send time, shared by the workers of one process (for delivery latency).
+SENT_AT: dict[str, float] = {}
+
+
+async def http_join(host: str, port: int, path: str) -> tuple[str, str]:
+    """GET a join link; (session cookie, redirect location)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    await writer.drain()
+    try:
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+    except asyncio.IncompleteReadError as error:
+        head = error.partial.decode("latin-1")
+    writer.close()
+    cookie = location = ""
+    for line in head.split("\r\n")[1:]:
+        name, _, value = line.partition(":")
+        if name.lower() == "set-cookie" and value.strip().startswith("sessionid="):
+            cookie = value.strip().split(";", 1)[0]
+        elif name.lower() == "location":
+            location = urlsplit(value.strip()).path
+    if not cookie or not location:
+        raise RuntimeError(f"join {path} failed: {head.splitlines()[0] if head else 'no answer'}")
+    return cookie, location
+
+
+class Worker:
+    def __init__(self, name: str, campaign: str, nodes: list[tuple[str, int]], *, home: int = 0,
+                 think_s: float = 0.05, rng: random.Random | None = None, knowledge_wait_s: float = 20.0) -> None:
+        self.name, self.campaign, self.nodes, self.node = name, campaign, nodes, home % len(nodes)
+        self.think_s, self.rng, self.knowledge_wait_s = think_s, rng or random.Random(name), knowledge_wait_s
+        self.stats = Stats()
+        self.cookie = ""
+        self.role = ""
+        self.room_path = ""
+        self.state: dict[str, Any] = {}
+        self.knowledge: dict[str, Any] = {}
+        self.last_seq = 0
+        self.acked_seq = 0  # the seq of this worker's last acknowledged message
+        self.acted: tuple[str, int] | None = None  # (status, last_seq) of the last choose_topic/rate sent
+        self.unacked: dict[str, dict[str, Any]] = {}
+        self.changed = asyncio.Event()
+        self.done = False
+        self.paused = False  # a paused worker sends no more messages (the bench's drain)
+        self.socket: Any = None
+
+    # --- connections
+    async def _connect(self, path: str) -> Any:
+        delay = 0.2
+        while True:
+            host, port = self.nodes[self.node]
+            try:
+                return await websockets.connect(
+                    f"ws://{host}:{port}{path}", additional_headers={"Cookie": self.cookie, "Origin": f"http://{host}"},
+                    open_timeout=60, ping_interval=None, max_size=2**20,
+                )
+            except (OSError, asyncio.TimeoutError, websockets.InvalidHandshake):
+                self.node = (self.node + 1) % len(self.nodes)  # the next server, as a balancer would
+                await asyncio.sleep(delay)
+                delay = min(2.0, delay * 2)
+
+    async def join(self) -> None:
+        while True:
+            host, port = self.nodes[self.node]
+            try:
+                self.cookie, location = await http_join(host, port, f"/join/{self.campaign}/?worker={self.name}")
+                break
+            except (OSError, RuntimeError):  # a server that died or cut the connection: try another
+                self.node = (self.node + 1) % len(self.nodes)
+                await asyncio.sleep(0.2)
+        assignment = location.rstrip("/").split("/")[-2]
+        await self.wait(f"/ws/wait/{assignment}/")
+
+    async def wait(self, path: str) -> None:
+        while not self.room_path:
+            socket = await self._connect(path)
+            asker = asyncio.create_task(self._ask(socket))
+            try:
+                async for raw in socket:
+                    frame = json.loads(raw)
+                    if frame["type"] == "paired":
+                        self.room_path, self.role = frame["room_url"].replace("/room/", "/ws/room/"), frame["role"]
+                        break
+                    if frame["type"] == "timeout":
+                        raise RuntimeError(f"{self.name}: no partner in time")
+            except websockets.ConnectionClosed:
+                self.stats.reconnects += 1
+            finally:
+                asker.cancel()
+                await socket.close()
+
+    async def _ask(self, socket: Any) -> None:
+        while True:
+            await asyncio.sleep(STATUS_EVERY_S)
+            await socket.send(json.dumps({"type": "status"}))
+
+    # --- the room
+    async def chat(self) -> None:
+        """Run the dialogue to its end (status complete/incomplete), reconnecting as often as needed."""
+        driver = asyncio.create_task(self._drive())
+        try:
+            while not self.done:
+                self.socket = await self._connect(self.room_path)
+                self.acted = None  # what was sent on a lost connection may never have arrived
+                pinger = asyncio.create_task(self._ping(self.socket))
+                try:
+                    await self.socket.send(json.dumps({"type": "sync", "after": self.last_seq}))
+                    for frame in list(self.unacked.values()):
+                        await self.socket.send(json.dumps(frame))
+                    async for raw in self.socket:
+                        self._on_frame(json.loads(raw))
+                        if self.done:
+                            break
+                except websockets.ConnectionClosed:
+                    self.stats.reconnects += 1
+                finally:
+                    pinger.cancel()
+                    self.socket = None
+            await asyncio.sleep(0)
+        finally:
+            driver.cancel()
+
+    async def _ping(self, socket: Any) -> None:
+        while True:
+            await asyncio.sleep(PING_EVERY_S)
+            await socket.send(json.dumps({"type": "ping"}))
+
+    def _on_frame(self, frame: dict[str, Any]) -> None:
+        kind = frame["type"]
+        now = time.monotonic()
+        if kind == "message":
+            seq = frame["seq"]
+            self.stats.received[seq] = self.stats.received.get(seq, 0) + 1
+            self.last_seq = max(self.last_seq, seq)
+            if frame["role"] != self.role and self.stats.received[seq] == 1 and frame["client_id"] in SENT_AT:
+                self.stats.delivery_ms.append((now - SENT_AT[frame["client_id"]]) * 1000)
+            self._acked(frame["client_id"], seq, now, from_ack=False)
+        elif kind == "ack":
+            self._acked(frame["client_id"], frame["seq"], now, from_ack=True)
+        elif kind == "state":
+            self.state = frame
+            self.done = frame["status"] in ("complete", "incomplete")
+        elif kind == "knowledge":
+            self.knowledge = frame
+        elif kind == "error":
+            self.stats.errors.append(frame["code"])
+            if frame.get("client_id") in self.unacked:
+                del self.unacked[frame["client_id"]]  # refused: the driver writes it again
+        self.changed.set()
+
+    def _acked(self, client_id: str, seq: int, now: float, *, from_ack: bool) -> None:
+        if client_id not in self.unacked:
+            return
+        del self.unacked[client_id]
+        self.stats.sent[client_id] = seq
+        self.acked_seq = max(self.acked_seq, seq)
+        if from_ack and client_id in SENT_AT:
+            self.stats.ack_ms.append((now - SENT_AT[client_id]) * 1000)
+
+    async def _send(self, frame: dict[str, Any]) -> None:
+        if self.socket is not None:
+            try:
+                await self.socket.send(json.dumps(frame))
+            except websockets.ConnectionClosed:
+                pass  # resent after the reconnect
+
+    async def _drive(self) -> None:
+        while not self.done:
+            self.changed.clear()
+            await self._step()
+            await self.changed.wait()
+
+    async def _step(self) -> None:
+        state = self.state
+        if self.paused or not state or self.unacked or state.get("last_seq", 0) > self.last_seq:
+            return
+        if state.get("last_seq", 0) < self.acked_seq:
+            return  # the state after this worker's own last message is still on its way
+        moment = (state["status"], state.get("last_seq", 0))
+        if state["status"] == "choosing_topic" and state.get("persona") and self.acted != moment:
+            self.acted = moment
+            await self._send({"type": "choose_topic", "topic": state["persona"]["topics"][0]})
+        elif state["status"] == "rating" and self.role == "apprentice" and self.acted != moment:
+            self.acted = moment
+            await self._send({"type": "rate", "rating": 5})
+        elif state["status"] == "chatting" and state["your_turn"]:
+            await self._say(state["last_seq"])
+
+    async def _say(self, seq: int) -> None:
+        frame: dict[str, Any] = {"type": "message", "client_id": uuid.uuid4().hex, "text": ""}
+        if self.role == "wizard":
+            checked = await self._checked(seq)
+            if checked is None or self.state.get("last_seq") != seq or self.unacked:
+                return
+            frame["checked"] = checked
+        await asyncio.sleep(self.think_s * self.rng.uniform(0.5, 1.5))
+        if self.done or self.paused or self.state.get("last_seq") != seq or self.unacked:
+            return
+        frame["text"] = f"{self.name} turn {seq + 1}: tell me about blues and guitars ({frame['client_id'][:6]})"
+        self.unacked[frame["client_id"]] = frame
+        SENT_AT[frame["client_id"]] = time.monotonic()
+        await self._send(frame)
+
+    async def _checked(self, seq: int) -> dict[str, Any] | None:
+        """A sentence from the knowledge shown for this turn: the partner's passages once retrieval
+        for their last message has arrived (waited for), else the topic passage."""
+        deadline = time.monotonic() + self.knowledge_wait_s
+        while self.knowledge.get("after_seq") != seq and time.monotonic() < deadline and not self.done:
+            self.changed.clear()
+            try:
+                await asyncio.wait_for(self.changed.wait(), max(0.01, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                break
+        passages = self.knowledge.get("passages", []) if self.knowledge.get("after_seq") == seq else []
+        partner = [p for p in passages if p["source"] == "partner" and p["sentences"]]
+        if partner:
+            return {"source": "partner", "passage": partner[0]["passage"], "sentence": 0, "knowledge_seq": seq}
+        chosen = [p for p in passages if p["source"] == "chosen" and p["sentences"]]
+        if chosen:
+            return {"source": "chosen", "passage": 0, "sentence": 0}
+        return {"no_passages_used": True}
+
+    async def run(self) -> Worker:
+        await self.join()
+        await self.chat()
+        return self

@@ -1,0 +1,38 @@
+"""Rate limits for HTTP views: a decorator that counts each request and answers 429 when over."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from collect.ratelimit import rate_check
+
+
+def request_ip(request: HttpRequest) -> str | None:
+    # daphne sets REMOTE_ADDR from the socket, or from X-Forwarded-For with --proxy-headers.
+    return request.META.get("REMOTE_ADDR") or None
+
+
+def rate_limited(rule: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Count the request under `rule` for the session's worker and the client IP; over the limit,
+    a 429 page with Retry-After and nothing done."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def limited_view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            worker = request.session.get("worker_id") if hasattr(request, "session") else None
+            limited = rate_check(rule, worker=worker, ip=request_ip(request))
+            if limited is None:
+                return view(request, *args, **kwargs)
+            context = {"title": "Too many requests", "message": limited.message}
+            response = render(request, "collect/error.html", context, status=429)
+            response["Retry-After"] = str(limited.retry_after)
+            return response
+
+        return limited_view
+
+    return decorate

@@ -1,0 +1,103 @@
+"""What the review page, its API, the payment CSV and the decisions export read."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+
+from collect.models import Assignment, Campaign, Decision, Message
+from collect.models_paid import ProviderStatus
+from collect.review.checks import room_checks
+
+PAID_DECISIONS = (Decision.APPROVED, Decision.SOFT_REJECTED)
+
+
+def finished_assignments(*, campaign: Campaign) -> QuerySet[Assignment]:
+    return (
+        Assignment.objects.filter(campaign=campaign)
+        .exclude(outcome="")
+        .select_related("worker", "room", "campaign")
+        .prefetch_related(Prefetch("room__messages", queryset=Message.objects.order_by("seq")), "review_actions")
+        .order_by("-ended_at", "-pk")
+    )
+
+
+def seconds_spent(assignment: Assignment) -> int | None:
+    if assignment.ended_at is None:
+        return None
+    return int((assignment.ended_at - assignment.created).total_seconds())
+
+
+def base_pay_cents(assignment: Assignment) -> int:
+    pay = assignment.campaign.outcome_pay_cents if isinstance(assignment.campaign.outcome_pay_cents, dict) else {}
+    value = pay.get(assignment.outcome, 0)
+    return int(value) if isinstance(value, int) and value > 0 else 0
+
+
+def owed_cents(assignment: Assignment) -> int:
+    """Base pay for the outcome (unless rejected) plus bonuses."""
+    base = 0 if assignment.decision == Decision.REJECTED else base_pay_cents(assignment)
+    return base + assignment.bonus_cents
+
+
+def review_row(assignment: Assignment) -> dict[str, Any]:
+    checks = room_checks(assignment.room, role=assignment.role) if assignment.room_id else None
+    return {
+        "id": assignment.pk,
+        "worker": assignment.worker.pseudonym,
+        "platform": assignment.worker.platform,
+        "platform_id": assignment.worker.external_id,
+        "blocked": assignment.worker.blocked,
+        "role": assignment.role,
+        "room": str(assignment.room_id) if assignment.room_id else None,
+        "outcome": assignment.outcome,
+        "completion_code": assignment.completion_code,
+        "decision": assignment.decision,
+        "decision_reason": assignment.decision_reason,
+        "approved": assignment.decision in PAID_DECISIONS,
+        "bonus_cents": assignment.bonus_cents,
+        "owed_cents": owed_cents(assignment),
+        "seconds": seconds_spent(assignment),
+        "notes": assignment.notes,
+        "checks": checks.flags if checks else [],
+        "turns": sum(1 for m in assignment.room.messages.all() if m.role == assignment.role) if assignment.room_id else 0,
+        "dialogue": [{"seq": m.seq, "role": m.role, "text": m.text} for m in assignment.room.messages.all()] if assignment.room_id else [],
+        "actions": [
+            {"action": a.action, "amount_cents": a.amount_cents, "message": a.message, "staff": a.staff, "provider_status": a.provider_status}
+            for a in assignment.review_actions.all()
+        ],
+    }
+
+
+def payments_csv(*, campaign: Campaign, kind: str) -> str:
+    """For paying without API credentials: `approve` lists the platform ids to approve (one per
+    line), `bonus` the `id,amount` lines Prolific's bulk bonus tool takes. Only decisions not
+    already sent through a platform API are listed."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for assignment in finished_assignments(campaign=campaign):
+        pending = [a for a in assignment.review_actions.all() if a.provider_status != ProviderStatus.SENT]
+        if kind == "approve" and assignment.decision in PAID_DECISIONS and any(a.action in ("approve", "soft_reject") for a in pending):
+            writer.writerow([assignment.worker.external_id])
+        elif kind == "bonus":
+            cents = sum(a.amount_cents for a in pending if a.action == "bonus")
+            if cents:
+                writer.writerow([assignment.worker.external_id, f"{cents / 100:.2f}"])
+    return out.getvalue()
+
+
+EXPORT_FIELDS = ["worker", "role", "room", "outcome", "approved", "decision", "bonus_cents", "seconds", "turns", "checks"]
+
+
+def decisions_csv(*, campaign: Campaign) -> str:
+    """The decisions export: pseudonymous worker ids only, never the platform's."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    for assignment in finished_assignments(campaign=campaign):
+        row = review_row(assignment)
+        writer.writerow({**row, "approved": int(row["approved"]), "checks": "; ".join(row["checks"])})
+    return out.getvalue()

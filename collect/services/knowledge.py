@@ -1,0 +1,70 @@
+"""Knowledge for stored messages, durably: retrieval for a message is done after its commit, and a
+node can die in between. Every message that lacks it is found again (by a `sync` of its room, a
+resend, or the periodic sweep) and retrieved then, so no turn is exported without its knowledge.
+
+Where it runs: GROUNDWORK_KNOWLEDGE_MODE = "process" (the chat process's thread pool), "celery"
+(the `default` queue; the knowledge frames are published to the room's group from the worker) or
+"auto" (default): Celery when a broker is configured, else in-process."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from collect.models import Message
+from collect.protocols import get_protocol
+from collect.services import rooms
+
+MODES = ("auto", "process", "celery")
+
+
+def knowledge_in_celery() -> bool:
+    mode = settings.KNOWLEDGE_MODE
+    return mode == "celery" or (mode == "auto" and not settings.CELERY_TASK_ALWAYS_EAGER)
+
+
+def _retrieving_protocols() -> list[str]:
+    from collect.models import Campaign
+
+    names = [value for value, _ in Campaign._meta.get_field("protocol").choices]
+    return [name for name in names if get_protocol(name).retrieves_per_message]
+
+
+def message_lacks_knowledge(message: Message, protocol_name: str) -> bool:
+    return get_protocol(protocol_name).retrieves_per_message and message.retrieved_passages is None
+
+
+def messages_missing_knowledge(*, room_id: Any = None, older_than_s: float = 0.0, limit: int = 500) -> list[int]:
+    """Ids of stored messages whose retrieval has not been saved, oldest first."""
+    missing = Message.objects.filter(
+        retrieved_passages__isnull=True, room__campaign__protocol__in=_retrieving_protocols()
+    )
+    if room_id is not None:
+        missing = missing.filter(room_id=room_id)
+    if older_than_s > 0:
+        missing = missing.filter(created__lte=timezone.now() - timedelta(seconds=older_than_s))
+    return list(missing.order_by("pk").values_list("pk", flat=True)[:limit])
+
+
+def knowledge_dispatch(*, message_id: int) -> None:
+    """Queue the retrieval of one stored message (Celery mode). A lost task is found again later."""
+    from collect.tasks import message_knowledge
+
+    message_knowledge.delay(message_id)
+
+
+def room_knowledge_repair(*, room_id: Any) -> dict[str, dict[str, Any]]:
+    """Retrieve for every message of the room that lacks it. In-process: done here, and the room's
+    current knowledge frames (role → frame) are returned for broadcasting; with Celery: queued, and
+    the worker publishes the frames ({} here)."""
+    missing = messages_missing_knowledge(room_id=room_id)
+    knowledge: dict[str, dict[str, Any]] = {}
+    for message_id in missing:
+        if knowledge_in_celery():
+            knowledge_dispatch(message_id=message_id)
+        else:
+            knowledge.update(rooms.message_after(message_id=message_id))
+    return knowledge

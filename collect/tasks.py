@@ -1,0 +1,89 @@
+"""Celery tasks of the collect app: the lifecycle sweep, and the wizard's knowledge off the chat
+processes (production mode).
+
+message_knowledge runs on `default`: it retrieves for one stored message (idempotent: a message that
+already has its retrieval is not retrieved again) and publishes the knowledge frames to the room's
+group, which the chat processes relay to the member in that role. knowledge_rerank runs on `rerank`
+and publishes the reordered panel. knowledge_sweep (celery beat) finds messages whose retrieval a
+dead process or a lost task left undone."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from celery import shared_task
+from channels.layers import get_channel_layer
+
+from collect import selectors
+from collect.lifecycle.notify import sweep_notify
+from collect.lifecycle.sweep import sweep_run
+from collect.models import Message
+from collect.protocols import get_protocol
+from collect.services import knowledge, panels, rooms
+from retrieval.rankers.config import ranker_config
+from retrieval.rerank import passages_rank
+from retrieval.services import IndexNotBuilt
+
+log = logging.getLogger(__name__)
+
+# Messages younger than this are probably still being retrieved by their own task.
+SWEEP_AFTER_SECONDS = 20.0
+
+
+def _publish(room_id: Any, role: str, frame: dict[str, Any]) -> None:
+    # The same event the chat consumer broadcasts itself in the in-process mode.
+    group = f"room.{room_id}"
+    async_to_sync(get_channel_layer().group_send)(group, {"type": "room.knowledge", "role": role, "knowledge": frame})
+
+
+# acks_late + reject_on_worker_lost: a worker killed mid-task leaves the task on the queue.
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5, default_retry_delay=2)
+def message_knowledge(self: Any, message_id: int) -> int:
+    """Retrieve for one message and publish the room's knowledge frames; returns how many."""
+    try:
+        frames = rooms.message_after(message_id=message_id)
+    except Message.DoesNotExist:
+        return 0
+    except IndexNotBuilt as error:
+        log.error("message %s: %s", message_id, error)
+        return 0
+    room_id, protocol_name = Message.objects.filter(pk=message_id).values_list("room_id", "room__campaign__protocol").get()
+    reranks = get_protocol(protocol_name).reranks_knowledge
+    for role, frame in frames.items():
+        if frame is None:
+            continue
+        _publish(room_id, role, frame)
+        if reranks and frame.get("type") == "knowledge" and frame["passages"]:
+            knowledge_rerank.apply_async(args=(str(room_id), role, frame), expires=ranker_config().timeout_s)
+    return len(frames)
+
+
+@shared_task
+def knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
+    """Reorder one knowledge panel with the configured ranker and publish it as knowledge.reranked."""
+    context = selectors.dialogue_context(room_id=room_id)
+    ranked = passages_rank(context=context["turns"], topic=context["topic"], passages=frame["passages"])
+    reranked = {"type": "knowledge.reranked", "after_seq": frame["after_seq"], "passages": ranked}
+    # Kept on the room so that a reload shows the panel the wizard was reading; a panel the chat has
+    # moved past is dropped.
+    if panels.knowledge_reranked_save(room_id=room_id, role=role, frame=reranked):
+        _publish(room_id, role, reranked)
+
+
+@shared_task
+def knowledge_sweep(older_than_s: float = SWEEP_AFTER_SECONDS) -> int:
+    """Queue retrieval for every stored message still without it; returns how many were queued."""
+    missing = knowledge.messages_missing_knowledge(older_than_s=older_than_s)
+    for message_id in missing:
+        message_knowledge.delay(message_id)
+    return len(missing)
+
+
+@shared_task(name="collect.tasks.sweep", ignore_result=True)
+def sweep() -> dict[str, int]:
+    """End waits and rooms past their timeouts (Celery beat runs this every SWEEP_SECONDS)."""
+    result = sweep_run()
+    async_to_sync(sweep_notify)(result)
+    return {"waits_ended": len(result.waits_ended), "rooms_ended": len(result.rooms_ended), "settled": result.settled}

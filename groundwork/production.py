@@ -1,0 +1,20 @@
+"""Settings for GROUNDWORK_PRODUCTION=1: HTTPS behind a TLS-terminating proxy. `manage.py check
+--deploy` is clean with these (tests/security/test_deploy_check.py runs it)."""
+
+from __future__ import annotations
+
+from groundwork.env import env_bool, env_int
+
+# The proxy terminates TLS and says so in this header; only trust it behind a proxy that sets it
+# (and strips it from clients' requests).
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("GROUNDWORK_SSL_REDIRECT", True)
+# Load balancers probe over plain HTTP, inside the private network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+SECURE_HSTS_SECONDS = env_int("GROUNDWORK_HSTS_SECONDS", 31_536_000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("GROUNDWORK_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("GROUNDWORK_HSTS_PRELOAD", True)
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"

@@ -1,0 +1,515 @@
+// The chat client every room screen builds on: the page is templates/collect/chat_base.html (or a
+// template extending it), the frames are those of docs/websocket-protocol.md.
+//
+// What it does for every protocol: the room socket (static/js/socket.js, with resync and resends of
+// un-acked messages after a reconnect), the `state` frame → which screen shows, the transcript
+// (bubbles in seq order, ours shown at once and confirmed by `ack`), the composer (client ids,
+// length limit, Enter to send, the draft kept across a reload), the turn counter and the warning
+// before the turn limit, "End chat", the rating form, partner presence and where errors show.
+//
+// How a protocol screen plugs in (room.js and curiosity.js are the two examples):
+//
+//   import { ChatRoom } from "./chat.js";
+//   const chat = new ChatRoom({
+//     roleNames: { user: "User", assistant: "Assistant" },  // authors' labels, by role
+//     liveStatuses: ["preparing", "chatting"],  // before rating: an absent partner is announced
+//     frames: { facts: (frame) => … },           // handlers of the protocol's own frame types
+//     onState(state) {},                // each state frame that is not final, after the common screens
+//     messageNote(frame) { return "1 fact used"; },   // the grey line under a stored message
+//     decorateMessage(li, { role, own }) {},   // add buttons or badges to a new bubble
+//     onMessage(frame, li, { own, fresh }) {},  // after a message frame was placed (fresh: new bubble)
+//     sendBlocker() { return "Loading…"; },    // why our turn must still wait (null: it need not)
+//     prepareSend(frame) { return { note } },  // add fields to an outgoing message, or
+//                                              // return { error: "…" } to refuse it
+//     afterSend() {},                    // the message went out: clear selections
+//     ratingFrame(form) { return { type: "rate", … } },  // or an error text to show
+//     onError(frame, status) { return false; },  // show a protocol error; true when shown
+//   });
+//   chat.start();
+//
+// Every hook is optional. The page must have chat_base.html's element ids. `chat.state` is the
+// latest state frame, `chat.socket` the GroundworkSocket, `chat.els` the common elements,
+// `chat.bySeq` the stored messages' bubbles by seq, `chat.send(frame)` sends a frame now (false
+// when not connected), `chat.updateComposer()` refreshes the send button and hint after a protocol
+// changed what sendBlocker() says.
+
+import { GroundworkSocket } from "./socket.js";
+import { h, randomId, setNotice } from "./dom.js";
+
+const STATUS_TEXT = {
+  connecting: "Connecting…",
+  open: "Connected",
+  reconnecting: "Connection lost — reconnecting…",
+  closed: "Disconnected",
+};
+const NOT_CONNECTED = "Not connected — wait a moment and try again.";
+const PARTNER_ABSENT_NOTICE_MS = 4000;
+const PARTNER_BACK_NOTICE_MS = 5000;
+
+const $ = (id) => document.getElementById(id);
+
+export class ChatRoom {
+  constructor(hooks = {}) {
+    this.hooks = hooks;
+    this.root = $("room");
+    this.config = {
+      role: this.root.dataset.role,
+      wsPath: this.root.dataset.wsPath,
+      maxChars: Number.parseInt(this.root.dataset.maxChars, 10) || 1000,
+      doneUrl: this.root.dataset.doneUrl,
+    };
+    this.roleNames = hooks.roleNames || {};
+    this.liveStatuses = hooks.liveStatuses || ["chatting"];
+    this.els = {
+      status: $("connection-status"),
+      partner: $("partner-status"),
+      fatal: $("fatal-error"),
+      screens: Array.from(this.root.querySelectorAll("[data-screen]")),
+      topic: $("chat-topic"),
+      turnCounter: $("turn-counter"),
+      turnLimit: $("turn-limit-warning"),
+      messages: $("messages"),
+      composer: $("composer"),
+      input: $("message-input"),
+      counter: $("char-counter"),
+      turnHint: $("turn-hint"),
+      send: $("send-button"),
+      end: $("end-button"),
+      composerError: $("composer-error"),
+      ratingForm: $("rating-form"),
+      ratingSubmit: $("rating-submit"),
+      ratingError: $("rating-error"),
+      ratingWait: $("rating-wait"),
+    };
+    this.state = null;
+    this.sendLocked = false; // a message of ours is on its way and the state has not caught up yet
+    this.leaving = false;
+    this.rated = false;
+    this.partnerTimer = null;
+    this.draftKey = `groundwork:draft:${this.root.dataset.roomId}:${this.config.role}`;
+    this.bySeq = new Map(); // seq → <li>
+    this.byClientId = new Map(); // our client_id → <li>
+    this.socket = new GroundworkSocket(this.config.wsPath, {
+      sync: true,
+      onFrame: (frame) => this._onFrame(frame),
+      onStatus: (status, detail) => this._onStatus(status, detail),
+    });
+  }
+
+  start() {
+    this._wire();
+    this._restoreDraft();
+    this._updateCounter();
+    this.socket.start();
+    return this;
+  }
+
+  get isChatting() {
+    return Boolean(this.state && this.state.status === "chatting");
+  }
+
+  send(frame) {
+    return this.socket.send(frame);
+  }
+
+  _hook(name, ...args) {
+    const hook = this.hooks[name];
+    return typeof hook === "function" ? hook(...args) : undefined;
+  }
+
+  // --- socket callbacks ------------------------------------------------------------------------
+
+  _onStatus(status, detail) {
+    this.els.status.textContent = STATUS_TEXT[status] || status;
+    this.els.status.dataset.state = status;
+    if (status === "closed" && !this.leaving) {
+      const refused = detail && detail.code === 4403;
+      setNotice(
+        this.els.fatal,
+        refused
+          ? "This chat is not yours, so it cannot be opened here."
+          : "The connection to the chat was closed. Reload the page to try again.",
+      );
+    }
+    this.updateComposer();
+  }
+
+  _onFrame(frame) {
+    switch (frame.type) {
+      case "state":
+        return this._applyState(frame);
+      case "message":
+        return this._showMessage(frame);
+      case "ack":
+        return this._onAck(frame);
+      case "partner":
+        return this._showPartner(frame.connected, frame.grace_seconds);
+      case "error":
+        return this._onError(frame);
+      default: {
+        const handler = this.hooks.frames && this.hooks.frames[frame.type];
+        return handler ? handler(frame) : undefined; // pong and anything newer than this page
+      }
+    }
+  }
+
+  // --- state → screens -------------------------------------------------------------------------
+
+  _applyState(next) {
+    this.state = next;
+    if (this.socket.unacked.size === 0) this.sendLocked = false;
+    if (next.status === "complete" || next.status === "incomplete") {
+      this.leaving = true;
+      this._showScreen("ended");
+      this.socket.stop();
+      location.assign(next.done_url || this.config.doneUrl);
+      return;
+    }
+    this._showScreen(next.status);
+    if (next.status === "chatting") {
+      this.els.topic.textContent = next.topic || "";
+      this._renderTurns(next);
+    }
+    if (next.status === "rating" && this.els.ratingForm) {
+      if (this.els.ratingWait) {
+        this.els.ratingForm.hidden = this.rated;
+        this.els.ratingWait.hidden = !this.rated;
+      }
+      if (!this.rated) this.els.ratingSubmit.disabled = false;
+    }
+    this._hook("onState", next);
+
+    if (next.partner_connected) this._showPartner(true, 0, { quiet: true });
+    else if (!this.partnerTimer && this.els.partner.hidden) {
+      // Right after pairing the partner may still be loading the page: only say so if it lasts.
+      this.partnerTimer = setTimeout(() => {
+        this.partnerTimer = null;
+        if (this.state && !this.state.partner_connected && this.liveStatuses.includes(this.state.status)) {
+          this._setPartnerNotice("Your partner is not connected at the moment. Please wait for them.", "warn");
+        }
+      }, PARTNER_ABSENT_NOTICE_MS);
+    }
+    this.els.end.disabled = false;
+    this.updateComposer();
+  }
+
+  _showScreen(name) {
+    for (const screen of this.els.screens) screen.hidden = screen.dataset.screen !== name;
+    this.root.dataset.status = name;
+  }
+
+  _renderTurns(s) {
+    const required = s.turns_required || 0;
+    const partnerRole = Object.keys(s.turns || {}).find((role) => role !== this.config.role);
+    const mine = (s.turns && s.turns[this.config.role]) || 0;
+    const theirs = (partnerRole && s.turns[partnerRole]) || 0;
+    const counter = this.els.turnCounter;
+    counter.textContent = turnCounterText({ mine, required, canEnd: Boolean(s.can_end) });
+    counter.title = `Your partner: ${Math.min(theirs, required)} of ${required}`;
+    counter.dataset.turns = String(mine);
+    counter.dataset.required = String(required);
+    if (this.els.turnLimit) setNotice(this.els.turnLimit, turnLimitWarning({ mine, limit: s.turn_limit || 0 }));
+  }
+
+  updateComposer() {
+    const chatting = this.isChatting;
+    const state = this.state;
+    const blocker = chatting ? this._hook("sendBlocker") || null : null;
+    const open = this.socket.isOpen;
+    this.els.send.disabled = !(chatting && state.your_turn && !this.sendLocked && open && !blocker);
+    this.els.end.hidden = !(chatting && state.can_end);
+    let hint = "";
+    if (chatting) {
+      if (!open) hint = "Reconnecting…";
+      else if (this.sendLocked) hint = "Sending…";
+      else if (state.your_turn && blocker) hint = blocker;
+      else if (state.your_turn) hint = this.bySeq.size === 0 ? "You start the conversation" : "Your turn";
+      else hint = "Waiting for your partner…";
+      if (state.can_end) hint += " · you may end the chat now";
+    }
+    this.els.turnHint.textContent = hint;
+    this.els.turnHint.dataset.yourTurn = String(Boolean(chatting && state.your_turn));
+  }
+
+  // --- the transcript --------------------------------------------------------------------------
+
+  _messageItem({ role, text, own }) {
+    const author = own ? "You" : `Your partner (${this.roleNames[role] || role})`;
+    const li = h(
+      "li",
+      { class: `message ${own ? "message-own" : "message-partner"}`, "data-testid": "message", dataset: { role } },
+      h("span", { class: "message-author", text: author }),
+      h("p", { class: "message-text", text }),
+      h("span", { class: "message-meta" }),
+    );
+    this._hook("decorateMessage", li, { role, own });
+    return li;
+  }
+
+  _setMeta(li, text) {
+    li.querySelector(".message-meta").textContent = text || "";
+  }
+
+  _confirmMessage(li, seq, note) {
+    li.dataset.seq = String(seq);
+    li.dataset.state = "sent";
+    this.bySeq.set(seq, li);
+    this._setMeta(li, note !== null && note !== undefined ? note : li.dataset.note || "");
+    // Keep the list in seq order, with messages still sending at the end.
+    const after = Array.from(this.els.messages.children).find(
+      (other) => other !== li && (!other.dataset.seq || Number(other.dataset.seq) > seq),
+    );
+    if (after) this.els.messages.insertBefore(li, after);
+    else this.els.messages.append(li);
+  }
+
+  _showMessage(frame) {
+    if (!Number.isInteger(frame.seq) || typeof frame.text !== "string") return;
+    const note = this._hook("messageNote", frame) ?? null;
+    const own = frame.role === this.config.role;
+    const existing = this.bySeq.get(frame.seq);
+    if (existing) {
+      if (note) this._setMeta(existing, note);
+      this._hook("onMessage", frame, existing, { own, fresh: false });
+      return;
+    }
+    let li = own && frame.client_id ? this.byClientId.get(frame.client_id) : undefined;
+    if (!li) {
+      li = this._messageItem({ role: frame.role, text: frame.text, own });
+      if (own && frame.client_id) this.byClientId.set(frame.client_id, li);
+    }
+    this._confirmMessage(li, frame.seq, note);
+    this._hook("onMessage", frame, li, { own, fresh: true });
+    this.scrollToBottom();
+    this.updateComposer();
+  }
+
+  _onAck(frame) {
+    const li = this.byClientId.get(frame.client_id);
+    if (li && Number.isInteger(frame.seq) && !li.dataset.seq) this._confirmMessage(li, frame.seq, null);
+    if (this.state && Number.isInteger(frame.seq) && this.state.last_seq >= frame.seq) this.sendLocked = false;
+    this.updateComposer();
+  }
+
+  scrollToBottom() {
+    this.els.messages.scrollTop = this.els.messages.scrollHeight;
+  }
+
+  // --- the composer ----------------------------------------------------------------------------
+
+  // The typed draft survives a reload of the page (sessionStorage: this tab only).
+  _saveDraft() {
+    try {
+      if (this.els.input.value) sessionStorage.setItem(this.draftKey, this.els.input.value);
+      else sessionStorage.removeItem(this.draftKey);
+    } catch {
+      // storage refused (private mode, quota): the draft just does not survive a reload
+    }
+  }
+
+  _restoreDraft() {
+    try {
+      const draft = sessionStorage.getItem(this.draftKey);
+      if (draft && !this.els.input.value) this.els.input.value = draft;
+    } catch {
+      // nothing kept
+    }
+  }
+
+  _updateCounter() {
+    const n = this.els.input.value.length;
+    this.els.counter.textContent = `${n} / ${this.config.maxChars}`;
+    this.els.counter.classList.toggle("near-limit", n > this.config.maxChars * 0.9);
+  }
+
+  _sendMessage() {
+    if (!this.isChatting) return;
+    const els = this.els;
+    const text = els.input.value.trim();
+    if (!this.state.your_turn || this.sendLocked) {
+      setNotice(els.composerError, "Please wait for your partner's reply before sending.");
+      return;
+    }
+    if (!text) {
+      setNotice(els.composerError, "Write a message first.");
+      return;
+    }
+    if (text.length > this.config.maxChars) {
+      setNotice(els.composerError, `Your message is too long (at most ${this.config.maxChars} characters).`);
+      return;
+    }
+    const frame = { type: "message", client_id: randomId(), text };
+    const extra = this._hook("prepareSend", frame) || {};
+    if (extra.error) {
+      setNotice(els.composerError, extra.error);
+      return;
+    }
+    setNotice(els.composerError, "");
+    const li = this._messageItem({ role: this.config.role, text, own: true });
+    li.dataset.state = "sending";
+    li.dataset.clientId = frame.client_id;
+    if (extra.note) li.dataset.note = extra.note;
+    this._setMeta(li, "sending…");
+    this.byClientId.set(frame.client_id, li);
+    els.messages.append(li);
+    this.scrollToBottom();
+
+    this.socket.sendMessage(frame);
+    this.sendLocked = true;
+    els.input.value = "";
+    this._saveDraft();
+    this._updateCounter();
+    this._hook("afterSend", frame);
+    this.updateComposer();
+  }
+
+  // --- errors ----------------------------------------------------------------------------------
+
+  _onError(frame) {
+    const els = this.els;
+    const message = frame.message || "Something went wrong.";
+    if (frame.client_id && this.byClientId.has(frame.client_id)) {
+      const li = this.byClientId.get(frame.client_id);
+      if (li.dataset.seq) return; // a stale resend of a message that was stored after all
+      // Refused: take the bubble back and give the text back so it can be fixed and resent.
+      this.socket.forget(frame.client_id);
+      this.byClientId.delete(frame.client_id);
+      li.remove();
+      if (!els.input.value.trim()) {
+        els.input.value = li.querySelector(".message-text").textContent;
+        this._saveDraft();
+        this._updateCounter();
+      }
+      this.sendLocked = false;
+    }
+    const status = this.state ? this.state.status : null;
+    if (frame.code === "not_member") {
+      setNotice(els.fatal, message);
+    } else if (this._hook("onError", frame, status)) {
+      // the protocol showed it
+    } else if (status === "rating" && els.ratingError) {
+      this.rated = false;
+      if (els.ratingWait && els.ratingForm) {
+        els.ratingForm.hidden = false;
+        els.ratingWait.hidden = true;
+      }
+      setNotice(els.ratingError, message);
+      els.ratingSubmit.disabled = false;
+    } else if (status === "chatting") {
+      setNotice(els.composerError, message);
+      els.end.disabled = false;
+    } else {
+      setNotice(els.fatal, message);
+    }
+    this.updateComposer();
+  }
+
+  // --- partner presence ------------------------------------------------------------------------
+
+  _setPartnerNotice(text, tone) {
+    this.els.partner.className = `notice partner-status${tone ? ` notice-${tone}` : ""}`;
+    this.els.partner.dataset.tone = text ? tone : "";
+    setNotice(this.els.partner, text);
+  }
+
+  _showPartner(connected, graceSeconds, { quiet = false } = {}) {
+    const partner = this.els.partner;
+    clearTimeout(this.partnerTimer);
+    this.partnerTimer = null;
+    partner.dataset.connected = String(Boolean(connected));
+    if (connected) {
+      if (partner.dataset.tone !== "warn") return;
+      if (quiet) {
+        this._setPartnerNotice("", "");
+        return;
+      }
+      this._setPartnerNotice("Your partner is back.", "ok");
+      this.partnerTimer = setTimeout(() => {
+        this.partnerTimer = null;
+        if (partner.dataset.tone === "ok") this._setPartnerNotice("", "");
+      }, PARTNER_BACK_NOTICE_MS);
+      return;
+    }
+    const wait = graceSeconds ? ` We will wait up to ${Math.round(graceSeconds)} seconds for them to come back.` : "";
+    this._setPartnerNotice(`Your partner has disconnected.${wait}`, "warn");
+  }
+
+  // --- wiring ----------------------------------------------------------------------------------
+
+  _wire() {
+    const els = this.els;
+    els.composer.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this._sendMessage();
+    });
+    els.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        this._sendMessage();
+      }
+    });
+    els.input.addEventListener("input", () => {
+      this._saveDraft();
+      this._updateCounter();
+      if (els.input.value.trim()) setNotice(els.composerError, "");
+    });
+    els.end.addEventListener("click", () => {
+      if (this.send({ type: "end" })) els.end.disabled = true;
+      else setNotice(els.composerError, NOT_CONNECTED);
+    });
+    if (els.ratingForm) {
+      els.ratingForm.addEventListener("submit", (event) => {
+        event.preventDefault();
+        this._submitRating();
+      });
+      els.ratingForm.addEventListener("change", () => setNotice(els.ratingError, ""));
+    }
+  }
+
+  _submitRating() {
+    const els = this.els;
+    const frame = this._hook("ratingFrame", els.ratingForm);
+    if (!frame || typeof frame === "string") {
+      setNotice(els.ratingError, frame || "Please pick a number from 1 to 5.");
+      return;
+    }
+    setNotice(els.ratingError, "");
+    if (!this.send(frame)) {
+      setNotice(els.ratingError, NOT_CONNECTED);
+      return;
+    }
+    this.rated = true;
+    els.ratingSubmit.disabled = true;
+    if (els.ratingWait) {
+      els.ratingForm.hidden = true;
+      els.ratingWait.hidden = false;
+    }
+  }
+}
+
+/** "Your turns: 2 of 4"; past the minimum it stays at "4 of 4" and says whether the chat may end. */
+export function turnCounterText({ mine, required, canEnd }) {
+  if (mine < required) return `Your turns: ${mine} of ${required}`;
+  const why = canEnd ? "you may end the chat" : "waiting for your partner's turns";
+  return `Your turns: ${required} of ${required} (${why})`;
+}
+
+// Warn this many turns before the campaign's turn limit ends the chat by itself.
+const TURN_LIMIT_WARN = 2;
+
+/** The warning before the turn limit (the chat ends once each has sent `limit` messages), or "". */
+export function turnLimitWarning({ mine, limit }) {
+  if (!limit || limit - mine > TURN_LIMIT_WARN) return "";
+  const left = Math.max(0, limit - mine);
+  if (left === 0) return "That was your last message: the chat ends by itself once your partner has replied.";
+  const plural = left === 1 ? "message" : "messages";
+  return `The chat ends by itself after ${limit} messages each: you have ${left} ${plural} left.`;
+}
+
+/** The number 1–5 picked in the radio group `name` of `form`, or null. */
+export function pickedRating(form, name) {
+  const picked = form.querySelector(`input[name="${name}"]:checked`);
+  return picked ? Number.parseInt(picked.value, 10) : null;
+}
+
+export { NOT_CONNECTED };

@@ -1,0 +1,101 @@
+// DuConv room (templates/collect/duconv_room.html), built on chat.js. The agent sees the goal path
+// START → A → B and the knowledge triples grouped by entity (from the `goal` frame) and ticks the
+// triples each message uses (sent as `knowledge_used`); the user only chats and rates at the end.
+
+import { ChatRoom, pickedRating } from "./chat.js";
+import { h } from "./dom.js";
+
+const $ = (id) => document.getElementById(id);
+const root = $("room");
+const isAgent = root.dataset.role === "agent";
+
+const els = {
+  path: $("goal-path"),
+  relations: $("goal-relations"),
+  entities: $("entities"),
+  usedCount: $("used-count"),
+};
+
+const used = new Set(); // triple ids ticked for the next message
+let mentioned = { a: false, b: false };
+
+function showGoal(frame) {
+  if (!isAgent) return;
+  const [, a, b] = frame.path;
+  els.path.replaceChildren(
+    h("li", { class: "goal-step", text: "START" }),
+    h("li", { class: "goal-step", "data-testid": "topic-a", dataset: { topic: "a" }, text: `A: ${a}` }),
+    h("li", { class: "goal-step", "data-testid": "topic-b", dataset: { topic: "b" }, text: `B: ${b}` }),
+  );
+  els.relations.replaceChildren(...frame.relations.map((t) => h("li", { text: t.join(" — ") })));
+  els.entities.replaceChildren(
+    ...frame.entities.map((group) =>
+      h("section", { class: "entity-group", "data-testid": "entity-group", dataset: { entity: group.entity } },
+        h("h3", { text: group.entity }),
+        h("ol", { class: "facts" },
+          ...group.triples.map((t) => {
+            const button = h("button", { type: "button", class: "button use-button", "data-testid": "use-button", "aria-pressed": "false" }, "Use");
+            const item = h("li", { class: "fact triple", "data-testid": "triple", dataset: { id: String(t.id) } },
+              h("p", { class: "fact-text" }, h("strong", { text: t.property }), ` ${t.value}`), button);
+            button.addEventListener("click", () => toggle(t.id, item));
+            mark(item, used.has(t.id));
+            return item;
+          }))),
+    ),
+  );
+  showMentioned();
+}
+
+function mark(item, on) {
+  item.classList.toggle("fact-used", on);
+  const button = item.querySelector(".use-button");
+  button.setAttribute("aria-pressed", String(on));
+  button.textContent = on ? "Used ✓" : "Use";
+}
+
+function toggle(id, item) {
+  if (used.has(id)) used.delete(id);
+  else used.add(id);
+  mark(item, used.has(id));
+  els.usedCount.textContent = String(used.size);
+}
+
+function showMentioned() {
+  if (!isAgent || !els.path) return;
+  for (const step of els.path.querySelectorAll("[data-topic]")) {
+    step.classList.toggle("goal-reached", Boolean(mentioned[step.dataset.topic]));
+  }
+}
+
+const chat = new ChatRoom({
+  roleNames: { agent: "Agent", user: "User" },
+  frames: { goal: showGoal },
+  onState(state) {
+    if (state.mentioned) {
+      mentioned = state.mentioned;
+      showMentioned();
+    }
+  },
+  messageNote(frame) {
+    if (!isAgent || !Array.isArray(frame.knowledge_used)) return null;
+    const n = frame.knowledge_used.length;
+    return n === 0 ? "No fact used" : n === 1 ? "1 fact used" : `${n} facts used`;
+  },
+  prepareSend(frame) {
+    if (!isAgent) return {};
+    frame.knowledge_used = Array.from(used).sort((x, y) => x - y);
+    const n = frame.knowledge_used.length;
+    return { note: n === 0 ? "No fact used" : n === 1 ? "1 fact used" : `${n} facts used` };
+  },
+  afterSend() {
+    used.clear();
+    if (els.entities) for (const item of els.entities.querySelectorAll(".triple")) mark(item, false);
+    if (els.usedCount) els.usedCount.textContent = "0";
+  },
+  ratingFrame(form) {
+    const rating = pickedRating(form, "rating");
+    return rating === null ? "Please choose a number from 1 to 5." : { type: "rate", rating };
+  },
+});
+
+chat.start();

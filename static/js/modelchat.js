@@ -1,0 +1,146 @@
+// The model-chat screen (collect/modelchat_room.html, on chat_base.html and chat.js): the
+// evaluator picks a topic, chats, labels each partner message with problems or an explicit
+// "None", and answers the campaign's final questions (docs/human-evaluation.md).
+
+import { ChatRoom, NOT_CONNECTED, pickedRating } from "./chat.js";
+import { h, setNotice } from "./dom.js";
+
+const $ = (id) => document.getElementById(id);
+const LABEL_FIRST = "Mark your partner's last message first: tick its problems, or “None”.";
+const pending = new Map(); // seq → labels we sent and the state does not show yet
+let labellingAfterEnd = false; // the chat ended with the last message unlabelled
+
+function problems() {
+  return (chat.state && chat.state.problems) || [];
+}
+
+function labels() {
+  return (chat.state && chat.state.labels) || {};
+}
+
+/** The seq of the last partner message when it still needs labels, else 0. */
+function lastUnlabelled() {
+  if (!problems().length) return 0;
+  const partnerSeqs = Array.from(chat.bySeq.entries()).filter(([, li]) => li.dataset.role === "wizard").map(([seq]) => seq);
+  const last = Math.max(0, ...partnerSeqs);
+  return last && !labels()[String(last)] ? last : 0;
+}
+
+function continueButton() {
+  let button = $("continue-button");
+  if (!button) {
+    button = h("button", { type: "button", id: "continue-button", class: "button button-primary", "data-testid": "continue-button",
+      text: "Go to the final questions", on: { click: () => {
+        labellingAfterEnd = false;
+        button.hidden = true;
+        setNotice(chat.els.composerError, "");
+        chat._showScreen("rating");
+      } } });
+    chat.els.composerError.after(button);
+  }
+  return button;
+}
+
+function renderTopics(s) {
+  if (!s.persona) return;
+  $("persona-text").textContent = s.persona.text || "";
+  if ($("topic-options").childElementCount) return;
+  $("topic-options").replaceChildren(
+    ...s.persona.topics.map((topic) =>
+      h("button", {
+        type: "button", class: "button topic-option", "data-testid": "topic-option", dataset: { topic }, text: topic,
+        on: { click: () => setNotice($("topic-error"), chat.send({ type: "choose_topic", topic }) ? "" : NOT_CONNECTED) },
+      }),
+    ),
+  );
+}
+
+function labelBox(seq) {
+  const box = h("fieldset", { class: "problem-labels", "data-testid": "problem-labels" },
+    h("legend", { class: "visually-hidden", text: "Problems in this message" }));
+  for (const { key, text } of [...problems(), { key: "none", text: "None" }]) {
+    const input = h("input", { type: "checkbox", value: key, "data-testid": `label-${key}` });
+    input.addEventListener("change", () => onLabel(box, seq, input));
+    box.append(h("label", {}, input, ` ${text}`));
+  }
+  return box;
+}
+
+function onLabel(box, seq, changed) {
+  const inputs = Array.from(box.querySelectorAll("input"));
+  // "None" and the problems exclude each other.
+  if (changed.checked) for (const input of inputs) if ((input.value === "none") !== (changed.value === "none")) input.checked = false;
+  const picked = inputs.filter((input) => input.checked).map((input) => input.value);
+  if (!picked.length) return;
+  if (chat.send({ type: "label", seq, problems: picked })) pending.set(String(seq), picked.slice().sort().join(","));
+  else setNotice(chat.els.composerError, NOT_CONNECTED);
+}
+
+function syncLabels() {
+  for (const [seq, li] of chat.bySeq) {
+    const given = labels()[String(seq)];
+    if (!given) continue;
+    const sent = pending.get(String(seq));
+    if (sent !== undefined) {
+      // A state from before our latest ticks must not undo them: wait for the one that has them.
+      if (sent !== given.slice().sort().join(",")) continue;
+      pending.delete(String(seq));
+    }
+    for (const input of li.querySelectorAll(".problem-labels input")) input.checked = given.includes(input.value);
+    li.classList.add("message-labelled");
+  }
+}
+
+function renderQuestions(s) {
+  const box = $("questions");
+  if (box.childElementCount || !Array.isArray(s.questions)) return;
+  box.replaceChildren(
+    ...s.questions.map((q) => {
+      const choices = [];
+      for (let value = q.min; value <= q.max; value += 1) {
+        choices.push(h("label", { class: "rating-choice", "data-testid": `answer-${q.key}-${value}` },
+          h("input", { type: "radio", name: q.key, value: String(value) }),
+          h("span", { class: "rating-number", text: String(value) })));
+      }
+      return h("fieldset", { class: "rating" }, h("legend", { text: q.text }), h("div", { class: "rating-options" }, ...choices));
+    }),
+  );
+}
+
+const chat = new ChatRoom({
+  roleNames: { wizard: "partner", apprentice: "you" },
+  onState(s) {
+    if (s.status === "choosing_topic") renderTopics(s);
+    if (s.status === "rating") renderQuestions(s);
+    syncLabels();
+    if (s.status === "rating" && lastUnlabelled()) labellingAfterEnd = true;
+    if (s.status === "rating" && labellingAfterEnd) {
+      // The chat ended (End chat, or the turn limit) before the last message was labelled: label
+      // it on the chat screen, then go on to the questions.
+      chat._showScreen("chatting");
+      setNotice(chat.els.composerError, "The chat has ended. Label your partner's last message, then answer the final questions.");
+      continueButton().hidden = false;
+      continueButton().disabled = Boolean(lastUnlabelled());
+    }
+  },
+  decorateMessage(li, { own }) {
+    if (!own) li.querySelector(".message-author").textContent = "Your partner";
+  },
+  onMessage(frame, li, { own, fresh }) {
+    if (!own && fresh && problems().length) li.append(labelBox(frame.seq));
+    syncLabels();
+  },
+  sendBlocker() {
+    return lastUnlabelled() ? LABEL_FIRST : null;
+  },
+  ratingFrame(form) {
+    const answers = {};
+    for (const q of chat.state.questions) {
+      const value = pickedRating(form, q.key);
+      if (value === null) return `Please answer: ${q.text}`;
+      answers[q.key] = value;
+    }
+    return { type: "rate", answers };
+  },
+});
+chat.start();

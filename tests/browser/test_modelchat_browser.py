@@ -1,0 +1,86 @@
+"""The model-chat screen in a real browser: onboarding with the sample conversation (one wrong try
+first), then a chat with the built-in knowledgeable bot, labels on each model message ("None" must be
+ticked explicitly), the final question and the completion page; then the stored record."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from collect.modelchat.selectors import modelchat_conversations
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def mc_browser_campaign(wow_knowledge, settings):
+    from collect.modelchat.bots import builtin_models_ensure
+    from collect.models import Campaign, Persona
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # the model runs in the server process (no models worker here)
+    builtin_models_ensure()
+    campaign = Campaign.objects.create(
+        slug="mc-browser", name="Model chat (browser test)", protocol="model_chat", knowledge_source=wow_knowledge,
+        min_turns=2, max_turns=2, turn_limit=4, completion_code="GW-MC-OK",
+        protocol_config={"models": {"kb-retrieval": 1}, "problems": ["repetitive", "off_topic"], "onboarding_attempts": 2},
+    )
+    Persona.objects.create(campaign=campaign, text="I play the guitar in a band at weekends.", topics=["Blues", "Jazz"])
+    return campaign
+
+
+def label_sample(page, labels: dict[int, str]) -> None:
+    for index, key in labels.items():
+        page.locator(f'[data-testid="sample-turn"][data-index="{index}"]').get_by_test_id(f"label-{key}").check()
+    page.get_by_test_id("onboarding-submit").click()
+
+
+def test_a_model_chat_in_the_browser(mc_browser_campaign, browser: Browser, daphne_server: str) -> None:
+    page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{daphne_server}/join/mc-browser/?worker=zoe")
+    expect(page.get_by_test_id("onboarding")).to_be_visible()
+    # The campaign offers only "repetitive" and "off_topic": the contradiction turn expects "none".
+    label_sample(page, {1: "none", 3: "none", 5: "repetitive", 7: "none"})  # turn 3 is off topic
+    expect(page.get_by_test_id("onboarding-error")).to_contain_text("Attempts left: 1")
+    label_sample(page, {1: "none", 3: "off_topic", 5: "repetitive", 7: "none"})
+
+    expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
+    expect(page.get_by_test_id("persona")).to_have_text("I play the guitar in a band at weekends.")
+    page.get_by_test_id("topic-option").filter(has_text="Blues").click()
+    expect(page.get_by_test_id("topic")).to_have_text("Blues")
+
+    page.get_by_test_id("message-input").fill("Where did the blues start?")
+    page.get_by_test_id("send-button").click()
+    partner = page.locator('[data-testid="message"][data-role="wizard"]')
+    expect(partner).to_have_count(1, timeout=15_000)
+    expect(partner.first).to_contain_text(re.compile("blues", re.I))  # a knowledge sentence the ranker picked
+    # No sending on before the partner's message is labelled ("None" is a label, never implied).
+    page.get_by_test_id("message-input").fill("Tell me more!")
+    expect(page.get_by_test_id("turn-hint")).to_contain_text("Mark your partner's last message")
+    expect(page.get_by_test_id("send-button")).to_be_disabled()
+    partner.first.get_by_test_id("label-none").check()
+    expect(partner.first).to_have_class(re.compile("message-labelled"))
+    expect(page.get_by_test_id("send-button")).to_be_enabled()
+    page.get_by_test_id("send-button").click()
+    expect(partner).to_have_count(2, timeout=15_000)
+    # Ending before labelling the last message keeps the chat on screen until it is labelled.
+    page.get_by_test_id("end-button").click()
+    expect(page.get_by_test_id("error")).to_contain_text("Label your partner's last message")
+    partner.nth(1).get_by_test_id("label-repetitive").check()
+    partner.nth(1).get_by_test_id("label-off_topic").check()
+    expect(partner.nth(1)).to_have_class(re.compile("message-labelled"))
+    page.get_by_test_id("continue-button").click()
+    page.get_by_test_id("answers-submit").click()
+    expect(page.get_by_test_id("rating-error")).to_contain_text("Please answer")
+    page.get_by_test_id("answer-engagingness-4").click()
+    page.get_by_test_id("answers-submit").click()
+    expect(page).to_have_url(re.compile(r"/done/$"))
+    expect(page.locator("body")).to_contain_text("GW-MC-OK")
+    assert errors == []
+
+    (record,) = modelchat_conversations(campaigns=["mc-browser"])
+    assert record.answers == {"engagingness": 4} and record.topic == "Blues" and record.seen is True
+    assert record.turn_problems == [("none",), ("repetitive", "off_topic")]

@@ -1,0 +1,82 @@
+"""With a broker, the wizard's retrieval and reranking run on a real Celery worker (the `default`
+and `rerank` queues), and the worker publishes the panels to the room; the beat sweep's task
+retrieves for a message a dead process left without knowledge. Second CI pass only."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from channels.db import database_sync_to_async
+
+from collect.models import Message
+from collect.protocols import wow
+from collect.services import rooms
+from collect.tasks import knowledge_sweep
+from tests.collect.conftest import PairedRoom, make_room
+from tests.collect.nodes import node_env
+from tests.collect.ws import connect, receive_until, send
+
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not (os.environ.get("CELERY_BROKER_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
+        reason="needs CELERY_BROKER_URL and a PostgreSQL DATABASE_URL",
+    ),
+]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def worker(campaign, index_dir: Path, tmp_path: Path, settings):
+    settings.KNOWLEDGE_MODE = "celery"
+    log = (tmp_path / "worker.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "groundwork", "worker", "-Q", "default,rerank", "--pool", "solo",
+         "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
+        cwd=ROOT, env={**node_env(index_dir), "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery"},
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    yield process
+    process.terminate()
+    process.wait(timeout=30)
+
+
+@pytest.fixture
+def chatting(campaign) -> PairedRoom:
+    return make_room(campaign, first_speaker=wow.WIZARD, topic="Guitar")
+
+
+async def test_the_worker_retrieves_and_publishes_the_wizards_panels(chatting: PairedRoom, worker) -> None:
+    path = f"/ws/room/{chatting.room.id}/"
+    wizard, apprentice = await connect(path, chatting.wizard.cookie), await connect(path, chatting.apprentice.cookie)
+    await send(wizard, {"type": "message", "client_id": "w1", "text": "Do you play?", "checked": {"no_passages_used": True}})
+    await receive_until(apprentice, "message", timeout=10)
+    await send(apprentice, {"type": "message", "client_id": "a1", "text": "I prefer blues music from the Deep South"})
+    panel = await receive_until(wizard, "knowledge", timeout=60)
+    while not any(p["source"] == "partner" for p in panel["passages"]):
+        panel = await receive_until(wizard, "knowledge", timeout=60)
+    assert panel["after_seq"] == 2 and panel["passages"][1]["title"] == "Blues"
+    reranked = await receive_until(wizard, "knowledge.reranked", timeout=60)
+    assert reranked["after_seq"] == 2 and all("scores" in p for p in reranked["passages"])
+    stored = await database_sync_to_async(lambda: list(Message.objects.filter(room=chatting.room).order_by("seq")))()
+    assert all(m.retrieved_passages is not None for m in stored)
+    await wizard.disconnect()
+    await apprentice.disconnect()
+
+
+def test_the_sweep_queues_retrieval_that_a_dead_process_left_undone(chatting: PairedRoom, worker) -> None:
+    frame = {"type": "message", "client_id": "w1", "text": "Blues and jazz", "checked": {"no_passages_used": True}}
+    posted = rooms.message_post(room_id=chatting.room.id, assignment=chatting.wizard.assignment, client_id="w1",
+                                text="Blues and jazz", frame=frame)
+    assert knowledge_sweep.delay(0).get(timeout=60) == 1
+    deadline = time.monotonic() + 60
+    while Message.objects.get(pk=posted.message.pk).retrieved_passages is None:
+        assert time.monotonic() < deadline, "the worker never retrieved"
+        time.sleep(0.2)
+    assert list(Message.objects.get(pk=posted.message.pk).retrieved_passages[0]) in (["Blues"], ["Jazz"])

@@ -1,0 +1,185 @@
+"""Two daphne processes on PostgreSQL + Redis, partners on different processes, scripted pages that
+reconnect and resend as the real ones do; one process is killed with SIGKILL at a random point of
+each trial and started again. Nothing acknowledged may be lost or stored twice, every page must
+end up with every message once, every message keeps its knowledge, every dialogue completes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+import psycopg
+from django.db import connection
+
+from collect.models import Campaign, Message, Persona, Room, RoomStatus
+from collect.netclient import Worker
+from tests.collect.nodes import NODE_APPLICATION, Node, RedisServer, node_env, node_database_url
+
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
+        reason="needs REDIS_URL and a PostgreSQL DATABASE_URL",
+    ),
+]
+TRIALS = 10
+ROOMS_PER_TRIAL = 2
+TURN_LIMIT = 4  # messages per dialogue: 2 × TURN_LIMIT
+
+
+@pytest.fixture
+def fault_campaign(knowledge) -> Campaign:
+    campaign = Campaign.objects.create(
+        slug="faults", name="Fault tests", knowledge_source=knowledge, min_turns=1, max_turns=1, turn_limit=TURN_LIMIT
+    )
+    Persona.objects.create(campaign=campaign, text="I play the guitar.", topics=["Guitar"])
+    return campaign
+
+
+def started(env: dict[str, str], tmp_path: Path) -> list[Node]:
+    pair = [Node(env, tmp_path / f"node{i}.log") for i in range(2)]
+    for node in pair:
+        node.start()
+    for node in pair:
+        node.wait_ready()
+    return pair
+
+
+@pytest.fixture
+def nodes(fault_campaign, index_dir: Path, tmp_path: Path):
+    pair = started(node_env(index_dir), tmp_path)
+    yield pair
+    for node in pair:
+        node.stop()
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path):
+    """A redis-server of the test's own (never the shared one), without persistence: a restart
+    loses every group membership and queued message, as a failed-over Redis would."""
+    server = RedisServer(tmp_path)
+    server.start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def nodes_on_own_redis(fault_campaign, own_redis: RedisServer, index_dir: Path, tmp_path: Path):
+    pair = started(node_env(index_dir, REDIS_URL=f"redis://127.0.0.1:{own_redis.port}/0"), tmp_path)
+    yield pair
+    for node in pair:
+        node.stop()
+
+
+async def pair_up(name: str, nodes: list[Node], rng: random.Random) -> list[Worker]:
+    """Two workers who join on different processes and are paired with each other."""
+    addresses = [node.address for node in nodes]
+    first, second = (Worker(f"{name}-{i}", "faults", addresses, home=i, think_s=0.15, rng=rng) for i in range(2))
+    joining = asyncio.create_task(first.join())
+    await asyncio.sleep(0.3)  # first is on the waiting page when second arrives
+    await asyncio.gather(joining, second.join())
+    assert first.room_path == second.room_path
+    return [first, second]
+
+
+async def trial(number: int, nodes: list[Node], rng: random.Random, fault: Callable[[], Awaitable[None]]) -> list[Worker]:
+    """ROOMS_PER_TRIAL dialogues; `fault` strikes at a random moment of them."""
+    workers = []
+    for room in range(ROOMS_PER_TRIAL):
+        workers += await pair_up(f"t{number}r{room}", nodes, rng)
+
+    async def strike() -> None:
+        await asyncio.sleep(rng.uniform(0.0, 3.0))
+        await fault()
+
+    striker = asyncio.create_task(strike())
+    await asyncio.wait_for(asyncio.gather(*(worker.chat() for worker in workers)), timeout=180)
+    await striker
+    return workers
+
+
+def run_trials(count: int, nodes: list[Node], rng: random.Random, fault: Callable[[], Awaitable[None]]) -> int:
+    """Run and check `count` trials; the number of reconnections the pages made."""
+    reconnects = 0
+    for number in range(count):
+        started = time.monotonic()
+        workers = asyncio.run(trial(number, nodes, rng, fault))
+        print(f"trial {number}: {time.monotonic() - started:.1f} s, reconnects {[w.stats.reconnects for w in workers]}")
+        check(workers)
+        reconnects += sum(worker.stats.reconnects for worker in workers)
+        for node in nodes:
+            node.wait_ready()
+    return reconnects
+
+
+def check(workers: list[Worker]) -> None:
+    for first, second in zip(workers[::2], workers[1::2]):
+        room = Room.objects.get(pk=first.room_path.strip("/").split("/")[-1])
+        stored = list(Message.objects.filter(room=room).order_by("seq"))
+        assert room.status == RoomStatus.COMPLETE, (room.status, room.end_reason)
+        assert [m.seq for m in stored] == list(range(1, 2 * TURN_LIMIT + 1))
+        by_client = {m.client_id: m.seq for m in stored}
+        assert len({m.text for m in stored}) == len(stored), "a message was stored twice"
+        for worker in (first, second):
+            assert worker.state["status"] == "complete"
+            # Every acknowledged message is stored, under the seq it was acknowledged with.
+            assert all(by_client.get(client_id) == seq for client_id, seq in worker.stats.sent.items())
+            # Each page got every message exactly once.
+            assert sorted(worker.stats.received) == [m.seq for m in stored]
+            assert set(worker.stats.received.values()) == {1}, worker.stats.received
+        assert len(first.stats.sent) + len(second.stats.sent) == len(stored)
+        # No turn without its knowledge; the wizard's checks name sentences it was shown.
+        assert all(m.retrieved_passages is not None for m in stored)
+        assert all(m.checked_sentence for m in stored if m.role == "wizard")
+
+
+def test_killing_a_process_mid_dialogue_loses_nothing(nodes: list[Node]) -> None:
+    rng = random.Random(int(os.environ.get("GROUNDWORK_FAULT_SEED", "12")))
+
+    async def kill_one() -> None:
+        victim = rng.choice(nodes)
+        victim.kill()
+        victim.start()  # back once it has started; the pages use the other process meanwhile
+
+    assert run_trials(TRIALS, nodes, rng, kill_one) >= TRIALS  # the kills did cut connections
+
+
+def test_dropped_database_connections_lose_nothing(nodes: list[Node]) -> None:
+    rng = random.Random(7)
+    database = connection.settings_dict["NAME"]
+    cut: list[int] = []
+
+    async def drop_connections() -> None:
+        cut.append(await asyncio.to_thread(terminate_backends, database))
+
+    run_trials(3, nodes, rng, drop_connections)
+    assert sum(cut) >= 3  # connections the servers held were really cut
+
+
+def test_a_redis_restart_mid_dialogue_loses_nothing(nodes_on_own_redis: list[Node], own_redis: RedisServer) -> None:
+    rng = random.Random(5)
+
+    async def restart_redis() -> None:
+        own_redis.kill()
+        await asyncio.sleep(0.5)
+        own_redis.start()
+
+    run_trials(3, nodes_on_own_redis, rng, restart_redis)
+
+
+def terminate_backends(database: str) -> int:
+    """Cut every connection the server processes hold to the test database (as a failover would);
+    how many were cut."""
+    with psycopg.connect(node_database_url().replace(f"/{database}", "/postgres"), autocommit=True) as admin:
+        rows = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND application_name = %s",
+            [database, NODE_APPLICATION],
+        ).fetchall()
+    return sum(1 for (done,) in rows if done)

@@ -1,0 +1,83 @@
+"""The per-turn knowledge query of a Wizard of Wikipedia room: by default the turn's TF-IDF score is
+blended with the chosen topic's, so a turn that never names the topic still finds its articles; a
+campaign can keep the paper's turn-only query; a bad setting is refused by the admin form."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from collect.admin import CampaignForm
+from collect.models import Campaign, Message, Persona
+from collect.protocols.wow import WOW
+from collect.protocols.wow_query import TurnQuery, TurnQueryError, turn_query_of
+from retrieval.models import KnowledgeSource
+from tests.collect.conftest import make_room
+from tests.conftest import import_articles
+from tests.campaign_forms import campaign_form_data
+
+pytestmark = pytest.mark.django_db
+
+TURN = "Could people ever live there? It seems so cold."
+SPACE = [
+    ("Mars", "Mars is the fourth planet from the Sun. Its thin atmosphere is mostly carbon dioxide."),
+    ("Colonization of Mars", "Colonization of Mars is the proposed settlement of humans on Mars in domes."),
+    ("Exploration of Mars", "The exploration of Mars began with flybys of robotic probes of Mars in the 1960s."),
+    ("Genoa", "Genoa is a port city in Italy where many people live. Its winters are rarely cold."),
+    ("Stockholm", "Stockholm is the capital of Sweden. People live on fourteen islands; winters are cold."),
+    ("Cotonou", "Cotonou is the largest city of Benin. People live there by the lagoon, never cold."),
+    ("Urbanization", "Urbanization is the shift of people from rural areas to cities, where they live and work."),
+    ("Ice", "Ice is water frozen into a solid state; it seems cold to the touch."),
+]
+
+
+@pytest.fixture
+def space(db, index_dir: Path, tmp_path: Path) -> KnowledgeSource:
+    return import_articles(tmp_path, "space", SPACE)
+
+
+def retrieved_after_turn(source: KnowledgeSource, config: dict) -> list[str]:
+    campaign = Campaign.objects.create(slug=f"mars-{len(config)}", name="Mars", knowledge_source=source, protocol_config=config)
+    Persona.objects.create(campaign=campaign, text="I want to visit space.", topics=["Mars"])
+    paired = make_room(campaign, topic="Mars")
+    message = Message.objects.create(
+        room=paired.room, seq=1, sender=paired.apprentice.assignment, role="apprentice", client_id="c1", text=TURN
+    )
+    WOW.after_message(message=message)
+    message.refresh_from_db()
+    return [next(iter(passage)) for passage in message.retrieved_passages]
+
+
+def test_the_turn_query_is_topic_aware_by_default(space: KnowledgeSource) -> None:
+    titles = retrieved_after_turn(space, {})
+    assert {"Mars", "Colonization of Mars", "Exploration of Mars"} <= set(titles)
+    assert len(titles) == 7
+
+
+def test_a_campaign_can_keep_the_papers_turn_only_query(space: KnowledgeSource) -> None:
+    titles = retrieved_after_turn(space, {"turn_query": "turn"})
+    assert not {"Mars", "Colonization of Mars", "Exploration of Mars"} & set(titles)
+    assert "Stockholm" in titles
+
+
+def test_it_reads_and_checks_the_setting() -> None:
+    assert turn_query_of({}) == TurnQuery("topic", 1.0)
+    assert turn_query_of({"turn_query": "topic", "topic_weight": 0.5}).weight_for("Mars") == 0.5
+    assert turn_query_of({"turn_query": "turn"}).weight_for("Mars") == 0.0
+    assert TurnQuery().weight_for("") == 0.0  # no topic chosen: the turn alone
+    for bad, text in (({"turn_query": "both"}, "turn_query must be one of"), ({"topic_weight": 0}, "topic_weight"),
+                      ({"topic_weight": "1"}, "topic_weight"), ([], "JSON object")):
+        with pytest.raises(TurnQueryError, match=text):
+            turn_query_of(bad)
+
+
+def test_the_admin_refuses_a_bad_turn_query(space: KnowledgeSource) -> None:
+    data = campaign_form_data(
+        slug="wow-x", name="X", protocol="wow", knowledge_source=space.pk, completion_code="C",
+        protocol_config='{"turn_query": "sometimes"}',
+    )
+    form = CampaignForm(data=data)
+    assert not form.is_valid() and "turn_query must be one of" in str(form.errors["protocol_config"])
+    form = CampaignForm(data={**data, "protocol_config": '{"turn_query": "turn"}'})
+    assert form.is_valid(), form.errors

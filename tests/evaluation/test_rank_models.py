@@ -1,0 +1,65 @@
+"""`manage.py rank_models FILE --json`: output shape, and line-numbered errors for bad files."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.evaluation.test_bradley_terry import cycle_free
+
+
+def write(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "judgments.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run(path: Path, *args: str) -> str:
+    out = io.StringIO()
+    call_command("rank_models", str(path), *args, stdout=out)
+    return out.getvalue()
+
+
+def test_it_prints_the_leaderboard_as_json(tmp_path: Path) -> None:
+    lines = [json.dumps({"model_a": a, "model_b": b, "winner": w, "judge": "x"}) for a, b, w in cycle_free()]
+    path = write(tmp_path, lines[:3] + [""] + lines[3:])
+    data = json.loads(run(path, "--json", "--rounds", "200", "--prior", "0"))
+    models = data["models"]
+    assert set(models) == {"A", "B", "C"}
+    assert set(models["A"]) == {"score", "lo", "hi", "rank", "battles"}
+    assert models["A"]["score"] - models["B"]["score"] == pytest.approx(400 * math.log10(2), abs=1e-3)
+    assert sum(row["score"] for row in models.values()) / 3 == pytest.approx(1000)
+    assert models["B"]["battles"] == 6
+
+
+def test_it_prints_a_table_without_json(tmp_path: Path) -> None:
+    path = write(tmp_path, [json.dumps({"model_a": a, "model_b": b, "winner": w}) for a, b, w in cycle_free()])
+    text = run(path, "--rounds", "0")
+    assert text.splitlines()[1].split()[:2] == ["1", "A"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (['{"model_a": "A", "model_b": "B", "winner": "model_a"}', "{not json"], "line 2: not valid JSON"),
+        (['["A", "B", "model_a"]'], "line 1: expected a JSON object"),
+        (['{"model_a": "A", "model_b": "", "winner": "tie"}'], "line 1: model_b must be a non-empty string"),
+        (['{"model_a": "A", "winner": "tie"}'], "line 1: model_b must be a non-empty string"),
+        (['{"model_a": "A", "model_b": "A", "winner": "tie"}'], "line 1: model_a and model_b are the same model"),
+        (["", '{"model_a": "A", "model_b": "B", "winner": "A"}'], "line 2: winner must be one of model_a, model_b, tie"),
+        ([""], "holds no judgments"),
+    ],
+)
+def test_it_names_the_line_at_fault(tmp_path: Path, lines: list[str], message: str) -> None:
+    with pytest.raises(CommandError, match=message):
+        run(write(tmp_path, lines), "--json")
+
+
+def test_it_refuses_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="cannot read"):
+        run(tmp_path / "nope.jsonl")

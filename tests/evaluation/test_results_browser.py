@@ -1,0 +1,53 @@
+"""The staff results page in a real browser: every chart drawn, no script errors.
+
+Set GROUNDWORK_SCREENSHOT_DIR to keep a picture of it (eval-results.png)."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import Client
+from playwright.sync_api import expect
+
+from annotate.models import Job
+from collect.models import Worker
+from tests.annotate.conftest import Api
+from tests.annotate.test_browser import screenshot
+from tests.annotate.test_pairwise import answer_all
+from tests.chromium import CHROMIUM, launched
+from tests.evaluation.campaign import make_campaign, populate
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is not installed"),
+]
+
+
+def test_the_results_page_draws_its_charts(live_server) -> None:
+    populate(make_campaign())
+    call_command("create_annotation_job", "mc-pairs", "--kind", "pairwise", "--campaign", "eval-mc", "--overlap", "1",
+                 stdout=io.StringIO())
+    answer_all(Api(Client(), Worker.objects.create(external_id="alice")), Job.objects.get(slug="mc-pairs"), check_right=True)
+    staff = Client()
+    staff.force_login(User.objects.create(username="rita", is_staff=True))
+    cookie = staff.cookies[settings.SESSION_COOKIE_NAME].value
+    with launched(timeout_ms=10_000) as browser:
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}])
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{live_server.url}/annotate/results/eval-mc/")
+        expect(page.get_by_test_id("results-title")).to_have_text("Eval campaign: results")
+        expect(page.get_by_test_id("interval-chart")).to_have_count(2)  # engagingness, leaderboard
+        expect(page.get_by_test_id("interval-chart").first.locator("circle")).to_have_count(3)
+        expect(page.get_by_test_id("chart")).to_have_count(2)  # Wiki F1, problem share
+        expect(page.get_by_test_id("leaderboard-row")).to_have_count(3)
+        expect(page.get_by_test_id("model-row").first).to_contain_text("bad-bot")
+        screenshot(page, "eval-results.png")
+        assert errors == []

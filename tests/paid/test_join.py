@@ -1,0 +1,162 @@
+"""Join links: signatures, platforms, the browser binding, caps and blocking. A refused join
+changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from collect.lifecycle.links import join_link, link_signature
+from collect.models import Assignment, Campaign, Platform, Worker
+from tests.factories import make_campaign, make_room
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def signed_only(settings) -> None:
+    settings.UNSIGNED_LINKS = False
+
+
+def link(campaign: Campaign, worker: str) -> str:
+    return join_link(base="", campaign_slug=campaign.slug, worker=worker)
+
+
+def test_a_signed_link_enters_the_waiting_room(client: Client, signed_only) -> None:
+    campaign = make_campaign()
+    response = client.get(link(campaign, "alice"))
+    assignment = Assignment.objects.get()
+    assert response.status_code == 302 and response.url == f"/a/{assignment.pk}/wait/"
+    assert assignment.worker.external_id == "alice"
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "text"),
+    [
+        ("?worker=alice", 403, b"has no signature"),
+        ("?worker=alice&sig=" + "0" * 32, 403, b"signature does not match"),
+        ("?worker=alice&sig=abc", 403, b"signature does not match"),
+        ("?worker=alice%0A&sig=" + "0" * 32, 400, b"Ids may hold only"),
+    ],
+)
+def test_it_refuses_unsigned_and_tampered_links(client: Client, signed_only, query: str, status: int, text: bytes) -> None:
+    campaign = make_campaign()
+    response = client.get(f"/join/{campaign.slug}/{query}")
+    assert response.status_code == status and text in response.content
+    assert not Worker.objects.exists() and not Assignment.objects.exists()
+
+
+def test_a_signature_is_valid_for_its_own_campaign_and_worker_only(client: Client, signed_only) -> None:
+    one, other = make_campaign(), make_campaign()
+    sig = link_signature(campaign_slug=one.slug, worker="alice")
+    assert client.get(f"/join/{other.slug}/?worker=alice&sig={sig}").status_code == 403
+    assert client.get(f"/join/{one.slug}/?worker=bob&sig={sig}").status_code == 403
+    assert not Assignment.objects.exists()
+
+
+def test_a_prolific_id_on_an_mturk_campaign_is_refused(client: Client) -> None:
+    campaign = make_campaign(platform=Platform.MTURK)
+    response = client.get(f"/join/{campaign.slug}/?PROLIFIC_PID=5f0c9a1b2c3d4e5f6a7b8c9d&STUDY_ID=s&SESSION_ID=x")
+    assert response.status_code == 400 and b"does not run on Prolific" in response.content
+    assert not Worker.objects.exists()
+
+
+def test_mturk_params_on_a_prolific_campaign_are_refused(client: Client) -> None:
+    campaign = make_campaign(platform=Platform.PROLIFIC)
+    response = client.get(f"/join/{campaign.slug}/?assignmentId=A1&hitId=H1&workerId=W1&turkSubmitTo=https://www.mturk.com")
+    assert response.status_code == 400 and b"does not run on MTurk" in response.content
+
+
+def test_the_mturk_preview_shows_the_task_without_joining(client: Client) -> None:
+    campaign = make_campaign(platform=Platform.MTURK, instructions="Chat about a topic.")
+    response = client.get(f"/join/{campaign.slug}/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1")
+    assert response.status_code == 200 and b"previewing this HIT" in response.content and b"Chat about a topic." in response.content
+    assert not Worker.objects.exists()
+
+
+@pytest.mark.parametrize("submit_to", ["https://evil.example", "https://www.mturk.com/x", "javascript:alert(1)"])
+def test_an_mturk_link_must_post_back_to_mturk(client: Client, submit_to: str) -> None:
+    campaign = make_campaign(platform=Platform.MTURK)
+    response = client.get(f"/join/{campaign.slug}/", {"assignmentId": "A1", "hitId": "H1", "workerId": "W1", "turkSubmitTo": submit_to})
+    assert response.status_code == 400 and b"turkSubmitTo" in response.content
+    assert not Worker.objects.exists()
+
+
+def test_a_link_works_only_in_the_browser_that_opened_it_first(signed_only) -> None:
+    campaign = make_campaign()
+    first, second = Client(), Client()
+    assert first.get(link(campaign, "alice")).status_code == 302
+    refused = second.get(link(campaign, "alice"))
+    assert refused.status_code == 403 and b"first opened in another browser" in refused.content
+    assert first.get(link(campaign, "alice")).status_code == 302  # the first browser still may
+    assert Assignment.objects.count() == 1
+
+
+def test_a_second_workers_link_does_not_take_over_a_browser_in_use(client: Client, signed_only) -> None:
+    campaign = make_campaign()
+    client.get(link(campaign, "alice"))
+    alice = Worker.objects.get(external_id="alice")
+    refused = client.get(link(campaign, "bob"))
+    assert refused.status_code == 409 and b"already taking part as another worker" in refused.content
+    assert client.session["worker_id"] == alice.pk
+    assert not Assignment.objects.filter(worker__external_id="bob").exists()
+
+
+def test_a_blocked_worker_cannot_join(client: Client) -> None:
+    campaign = make_campaign()
+    Worker.objects.create(external_id="mallory", blocked=True)
+    response = client.get(f"/join/{campaign.slug}/?worker=mallory")
+    assert response.status_code == 403 and b"cannot take part" in response.content
+    assert not Assignment.objects.exists()
+
+
+def test_a_worker_at_the_cap_gets_their_own_result_again_not_a_new_chat(client: Client) -> None:
+    campaign = make_campaign(max_per_worker=1)
+    client.get(f"/join/{campaign.slug}/?worker=alice")
+    alice = Worker.objects.get(external_id="alice")
+    Assignment.objects.filter(worker=alice).delete()
+    room = make_room(campaign, wizard=alice, status="complete")
+    first = client.get(f"/join/{campaign.slug}/?worker=alice")
+    mine = Assignment.objects.get(room=room, worker=alice)
+    assert first.status_code == 302 and first.url == f"/a/{mine.pk}/done/"
+    done = client.get(first.url)
+    assert done.status_code == 200 and campaign.completion_code.encode() in done.content
+    again = client.get(client.get(f"/join/{campaign.slug}/?worker=alice").url)  # a replayed completion
+    assert again.content == done.content and Assignment.objects.filter(worker=alice).count() == 1
+
+
+def test_the_daily_cap_counts_all_campaigns(client: Client) -> None:
+    campaign, other = make_campaign(max_per_worker_per_day=1), make_campaign()
+    worker = Worker.objects.create(external_id="alice")
+    make_room(other, wizard=worker, status="complete")
+    response = client.get(f"/join/{campaign.slug}/?worker=alice")
+    assert response.status_code == 403 and b"today" in response.content
+    assert not Assignment.objects.filter(campaign=campaign).exists()
+
+
+def test_pseudonyms_are_salted_hashes_never_the_platform_id(client: Client, settings) -> None:
+    campaign = make_campaign()
+    client.get(f"/join/{campaign.slug}/?worker=alice")
+    pseudonym = Worker.objects.get(external_id="alice").pseudonym
+    assert "alice" not in pseudonym and len(pseudonym) == 16
+    from collect.lifecycle.links import pseudonym_for
+
+    settings.PSEUDONYM_SALT = "another deployment"
+    assert pseudonym_for(platform="inhouse", external_id="alice") != pseudonym
+
+
+def test_the_command_prints_links_that_the_join_view_accepts(client: Client, signed_only, capsys) -> None:
+    campaign = make_campaign()
+    call_command("signed_links", campaign.slug, "carol", "--count", "2", "--base", "http://testserver")
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3 and lines[0].startswith("carol\thttp://testserver/join/")
+    assert Client().get(lines[1].split("\t")[1]).status_code == 302
+
+
+def test_the_command_refuses_bad_ids() -> None:
+    campaign = make_campaign()
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="bad worker ids"):
+        call_command("signed_links", campaign.slug, "not ok")

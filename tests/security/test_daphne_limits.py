@@ -1,0 +1,121 @@
+"""What a real daphne does with oversized frames and unknown socket paths (the communicator tests
+skip daphne's own websocket layer). The server is groundwork.serve's (daphne, closing failed
+connections with a handshake). Frames up to daphne's limit (1 MiB, --websocket-max-message-size)
+reach the consumer and get `too_large`, and the socket stays open; a larger one is cut by daphne
+itself with close 1009 and a reason, and the consumer's disconnect() still runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import pytest
+from django.db import connections
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from collect.models import Assignment
+from tests.browser.conftest import SERVER_START_SECONDS, _fresh_executor_in_child  # noqa: F401 (fork hook)
+from tests.collect.conftest import PairedRoom, make_room
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def handshake_process(*args: Any, **kwargs: Any) -> Any:
+    """channels' DaphneProcess running groundwork.serve's server. The child re-imports daphne.server
+    after the fork, so the server class is swapped there, before it runs."""
+    from daphne.testing import DaphneProcess
+
+    from groundwork.serve import close_with_handshake
+
+    class HandshakeDaphneProcess(DaphneProcess):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.setup = self.close_with_handshake
+
+        def close_with_handshake(self) -> None:
+            self.server.__class__ = close_with_handshake(type(self.server))
+
+    return HandshakeDaphneProcess(*args, **kwargs)
+
+
+@pytest.fixture
+def server(settings) -> Iterator[str]:
+    from channels.testing.live import make_application
+
+    connections.close_all()  # the forked child must not share our database socket
+    process = handshake_process("127.0.0.1", partial(make_application, static_wrapper=None))
+    process.daemon = True
+    process.start()
+    if not process.ready.wait(timeout=SERVER_START_SECONDS):
+        process.terminate()
+        raise RuntimeError("daphne did not start")
+    try:
+        yield f"127.0.0.1:{process.port.value}"
+    finally:
+        process.terminate()
+        process.join(timeout=10)
+
+
+@pytest.fixture
+def room(campaign) -> PairedRoom:
+    return make_room(campaign, topic="Guitar")
+
+
+async def next_of(ws, kind: str) -> dict:
+    while True:
+        frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        if frame["type"] == kind:
+            return frame
+
+
+def test_frames_up_to_daphnes_limit_get_an_error_and_larger_ones_a_close_with_a_reason(room: PairedRoom, server: str) -> None:
+    headers = {"Cookie": room.apprentice.cookie.decode()}
+
+    async def talk() -> tuple[dict, int | None, str]:
+        async with connect(f"ws://{server}/ws/room/{room.room.id}/", origin="http://127.0.0.1", additional_headers=headers, max_size=None) as ws:
+            await next_of(ws, "state")
+            await ws.send(json.dumps({"type": "message", "client_id": "big", "text": "a" * 1_000_000}))
+            error = await next_of(ws, "error")
+            await ws.send(json.dumps({"type": "ping"}))
+            await next_of(ws, "pong")
+            try:
+                await ws.send("x" * (2 * 1024 * 1024))
+                while True:
+                    await asyncio.wait_for(ws.recv(), 10)
+            except ConnectionClosed as closed:
+                return error, closed.rcvd.code if closed.rcvd else None, closed.rcvd.reason if closed.rcvd else ""
+        raise AssertionError("unreachable")
+
+    error, code, reason = asyncio.run(talk())
+    assert error["code"] == "too_large"
+    assert code == 1009 and "exceeds payload limit of 1048576 octets" in reason
+    # daphne ran the consumer's disconnect(): the member is not left "connected".
+    for _ in range(50):
+        if not Assignment.objects.get(pk=room.apprentice.assignment.pk).connected:
+            break
+        time.sleep(0.1)
+    assert Assignment.objects.get(pk=room.apprentice.assignment.pk).connected is False
+
+
+def test_an_unknown_socket_path_is_refused_with_a_reason_not_a_500(server: str) -> None:
+    async def talk() -> tuple[dict, int]:
+        async with connect(f"ws://{server}/ws/nowhere/", origin="http://127.0.0.1") as ws:
+            error = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            try:
+                await asyncio.wait_for(ws.recv(), 10)
+            except ConnectionClosed as closed:
+                return error, closed.rcvd.code
+        raise AssertionError("unreachable")
+
+    error, code = asyncio.run(talk())
+    assert error["code"] == "not_found" and code == 4404
+    with pytest.raises(urllib.error.HTTPError) as plain_http:
+        urllib.request.urlopen(f"http://{server}/ws/nowhere/", timeout=10)
+    assert plain_http.value.code == 404
