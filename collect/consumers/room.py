@@ -68,9 +68,13 @@ def _post(**kwargs: Any) -> tuple[rooms.Posted, dict[str, Any] | None, dict[str,
 
 @hot_path_sync_to_async
 def _catch_up(room_id: str, after: int, role: str) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any] | None]:
-    """Everything a member needs after seq `after`: the messages, the room's state, their knowledge."""
-    events = selectors.messages_after(room_id=room_id, after=after, role=role)
+    """Everything a member needs after seq `after`: the messages, the room's state, their knowledge.
+    The state is read first and the messages only up to its last seq, so the two agree: a state
+    read after a newer message (a `complete` that the last message and the rating led to) would
+    reach the page without that message, whose broadcast the page may no longer wait for. Anything
+    newer comes by broadcast: this socket joined the room's group before its first catch-up."""
     snapshot = selectors.room_snapshot(room_id)
+    events = selectors.messages_after(room_id=room_id, after=after, role=role, upto=snapshot["last_seq"])
     return events, snapshot, selectors.knowledge_for(room_id=room_id, role=role)
 
 
