@@ -18,6 +18,7 @@ from collect.errors import ProtocolError
 from collect.frames import require_int, require_str
 from collect.lifecycle import presence
 from collect.lifecycle.background import sweeper_ensure
+from collect.lifecycle.heartbeats import heartbeats
 from collect.modelchat import relay as modelchat_relay
 from collect.models import Assignment
 from collect.protocols import get_protocol
@@ -210,7 +211,7 @@ class RoomConsumer(GroundworkConsumer):
         await self.broadcast_state()
 
     async def on_ping(self, frame: dict[str, Any]) -> None:
-        await database_sync_to_async(presence.member_seen)(assignment_id=self.member.pk)
+        heartbeats.heard(self.member.pk)
         await self.send_json({"type": "pong"})
 
     # --- outbound

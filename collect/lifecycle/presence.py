@@ -4,6 +4,7 @@ node that dies leaves its members' `last_seen` to age, and the sweep (any proces
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Q
@@ -28,8 +29,8 @@ def member_disconnected(*, assignment_id: int, socket: str) -> bool:
     return closed == 0
 
 
-def member_seen(*, assignment_id: int) -> None:
-    Assignment.objects.filter(pk=assignment_id).update(last_seen=timezone.now())
+def members_seen(*, assignment_ids: Iterable[int]) -> None:
+    Assignment.objects.filter(pk__in=list(assignment_ids)).update(last_seen=timezone.now())
 
 
 def gone_filter(*, grace_seconds: float, now: datetime, prefix: str = "") -> Q:
