@@ -51,15 +51,14 @@ def _active(room: Room) -> None:
 
 
 def message_post(*, room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any]) -> Posted:
-    """Store one utterance; the protocol validates its own part of the frame."""
-    existing = Message.objects.filter(room_id=room_id, sender=assignment, client_id=client_id).first()
-    if existing:
-        return Posted(existing, created=False)
+    """Store one utterance; the protocol validates its own part of the frame. A resend of a stored
+    message (same sender and client_id) is answered with the stored one. That is looked up only
+    when storing fails, not before every message: the insert then hits the unique constraint, or
+    the room has moved on since (not this sender's turn, the chat over, the panel changed)."""
     try:
         with transaction.atomic():
             return Posted(_message_create(room_id, assignment, client_id, text, frame), created=True)
-    except IntegrityError:
-        # A concurrent resend with the same client_id won the race: answer with its message.
+    except (IntegrityError, ProtocolError):
         existing = Message.objects.filter(room_id=room_id, sender=assignment, client_id=client_id).first()
         if existing is None:
             raise
