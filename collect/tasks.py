@@ -39,7 +39,9 @@ def _publish(room_id: Any, role: str, frame: dict[str, Any]) -> None:
 
 
 # acks_late + reject_on_worker_lost: a worker killed mid-task leaves the task on the queue.
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5, default_retry_delay=2)
+# ignore_result on the tasks the chat processes send: with a Redis result backend, sending a task
+# whose result is kept subscribes the sender to that result, a round trip on every chat message.
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5, default_retry_delay=2, ignore_result=True)
 def message_knowledge(self: Any, message_id: int) -> int:
     """Retrieve for one message and publish the room's knowledge frames; returns how many."""
     try:
@@ -60,7 +62,7 @@ def message_knowledge(self: Any, message_id: int) -> int:
     return len(frames)
 
 
-@shared_task
+@shared_task(ignore_result=True)
 def knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     """Reorder one knowledge panel with the configured ranker and publish it as knowledge.reranked."""
     context = selectors.dialogue_context(room_id=room_id)

@@ -11,7 +11,7 @@ from channels.layers import get_channel_layer
 from collect.modelchat.turns import model_turn_after, model_turn_take
 
 
-@shared_task
+@shared_task(ignore_result=True)  # sent from the chat processes: see collect.tasks
 def model_turn(room_id: str, after_seq: int) -> bool:
     """Take the model's turn and broadcast it to the room. True when a reply was posted."""
     event: dict[str, Any] | None = model_turn_take(room_id=room_id, after_seq=after_seq)
