@@ -10,6 +10,7 @@ import json
 import logging
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import Error as DatabaseError
@@ -48,6 +49,16 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_TRY_LATER)
             return
         await self.join()
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """As Channels dispatches, without its close_old_connections() before every frame and group
+        event: that is a hop to the database thread each time, for no gain here, since every
+        database call of these sockets closes stale connections itself (database_sync_to_async)
+        or retries once on a dead one (consumers/db.py)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def join(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
