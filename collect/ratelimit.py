@@ -4,6 +4,12 @@ counted in a store every process shares: Redis when REDIS_URL is set, this proce
 otherwise (the embedded mode has one process). Windows are fixed (a count per key per window), so
 a burst across a window boundary may reach twice the limit; what matters is that a flood is cut.
 
+With Redis, each process first counts an event in its own memory, and only once a key's count
+there passes a local share of the limit (LOCAL_SHARE of it) does it count in Redis, adding the
+events it had kept to itself. Workers at a human pace (a frame every few seconds) then cost no
+round trip per frame; a flood is still counted in Redis after its first few frames, and with N
+processes a key can overshoot its limit by at most (N − 1) local shares.
+
 If Redis cannot be reached the limits fail open (logged): a rate limit must not take the chat down.
 """
 
@@ -20,6 +26,7 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 KEY_PREFIX = "gw:rate:"
+LOCAL_SHARE = 0.25
 
 
 class RateLimiter:
@@ -99,13 +106,15 @@ class _MemoryStore:
             self.counts.clear()
 
 
-_memory = _MemoryStore()
-# One round trip and one command per event: count each key, start its expiry on the first count.
+_memory = _MemoryStore()  # the shared store of the embedded mode
+_local = _MemoryStore()  # this process's own counts, in front of Redis
+# One round trip per event: add to each key (ARGV: amount, expiry, ...), start its expiry with it.
 COUNT_SCRIPT = """
 local counts = {}
 for i, key in ipairs(KEYS) do
-  local n = redis.call('INCR', key)
-  if n == 1 then redis.call('EXPIRE', key, ARGV[i]) end
+  local added = tonumber(ARGV[2 * i - 1])
+  local n = redis.call('INCRBY', key, added)
+  if n == added then redis.call('EXPIRE', key, ARGV[2 * i]) end
   counts[i] = n
 end
 return counts
@@ -138,6 +147,31 @@ def _script_async() -> Any:
     return script
 
 
+
+def _local_first(counters: list[tuple[str, str, int, int]], keys: list[tuple[str, int]]) -> tuple[list[int], dict[int, int]]:
+    """Count the event in this process; (the local counts, {counter index: amount to add in Redis})
+    for the keys past their local share: the events kept back so far with the first, 1 after."""
+    counts = _local.incr(keys)
+    shared = {}
+    for i, ((_, _, limit, _), count) in enumerate(zip(counters, counts)):
+        share = int(limit * LOCAL_SHARE)
+        if count > share:
+            shared[i] = count if count == share + 1 else 1
+    return counts, shared
+
+
+def _script_call(counters: list[tuple[str, str, int, int]], shared: dict[int, int]) -> dict[str, list[Any]]:
+    args: list[Any] = []
+    for i, added in shared.items():
+        args += [added, counters[i][3] + 1]
+    return {"keys": [counters[i][0] for i in shared], "args": args}
+
+
+def _shared_into(counts: list[int], shared: dict[int, int], totals: list[int]) -> None:
+    for i, total in zip(shared, totals):
+        counts[i] = int(total)
+
+
 def rate_check(rule: str, *, worker: Any = None, ip: str | None = None) -> Limited | None:
     """Counts one event of `rule` for the worker and the IP; the refusal if either is over its limit."""
     now = time.time()
@@ -147,11 +181,13 @@ def rate_check(rule: str, *, worker: Any = None, ip: str | None = None) -> Limit
     keys = [(key, window) for key, _, _, window in counters]
     if not settings.REDIS_URL:
         return _verdict(rule, counters, _memory.incr(keys), now)
-    try:
-        counts = _script_sync()(keys=[key for key, _ in keys], args=[window + 1 for _, window in keys])
-    except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
-        log.warning("rate limits off for this event: Redis did not answer (%r)", error)
-        return None
+    counts, shared = _local_first(counters, keys)
+    if shared:
+        try:
+            _shared_into(counts, shared, _script_sync()(**_script_call(counters, shared)))
+        except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
+            log.warning("rate limits off for this event: Redis did not answer (%r)", error)
+            return None
     return _verdict(rule, counters, counts, now)
 
 
@@ -164,17 +200,20 @@ async def arate_check(rule: str, *, worker: Any = None, ip: str | None = None) -
     keys = [(key, window) for key, _, _, window in counters]
     if not settings.REDIS_URL:
         return _verdict(rule, counters, _memory.incr(keys), now)
-    try:
-        counts = await _script_async()(keys=[key for key, _ in keys], args=[window + 1 for _, window in keys])
-    except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
-        log.warning("rate limits off for this event: Redis did not answer (%r)", error)
-        return None
+    counts, shared = _local_first(counters, keys)
+    if shared:
+        try:
+            _shared_into(counts, shared, await _script_async()(**_script_call(counters, shared)))
+        except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
+            log.warning("rate limits off for this event: Redis did not answer (%r)", error)
+            return None
     return _verdict(rule, counters, counts, now)
 
 
 def rate_limits_reset() -> None:
     """Forget every count (tests, and an operator lifting a block)."""
     _memory.clear()
+    _local.clear()
     if settings.REDIS_URL:
         client = _script_sync().registered_client
         keys = list(client.scan_iter(match=f"{KEY_PREFIX}*", count=1000))
