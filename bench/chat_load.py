@@ -271,7 +271,9 @@ def main() -> None:
     args.logs.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "GROUNDWORK_INDEX_DIR": str(settings.INDEX_DIR), "PYTHONUNBUFFERED": "1",
            "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL") or os.environ["REDIS_URL"],
-           "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery"}
+           "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery",
+           # The scripted workers join by plain ?worker= links, as the simulate command does.
+           "GROUNDWORK_UNSIGNED_LINKS": "1"}
     started: list[subprocess.Popen[bytes]] = []
     try:
         if args.target:
