@@ -9,7 +9,7 @@ import re
 
 import pytest
 from django.core.management import call_command
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from collect.modelchat.selectors import modelchat_conversations
 from tests.duconv.conftest import DEMO_TSV, GOAL
@@ -33,6 +33,14 @@ def mc_browser_campaign(wow_knowledge, settings):
     return campaign
 
 
+def new_page(browser: Browser) -> tuple[Page, list[str]]:
+    """A page, and the script errors it raises."""
+    page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page, errors
+
+
 def label_sample(page, labels: dict[int, str]) -> None:
     for index, key in labels.items():
         page.locator(f'[data-testid="sample-turn"][data-index="{index}"]').get_by_test_id(f"label-{key}").check()
@@ -40,9 +48,7 @@ def label_sample(page, labels: dict[int, str]) -> None:
 
 
 def test_a_model_chat_in_the_browser(mc_browser_campaign, browser: Browser, daphne_server: str) -> None:
-    page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page, errors = new_page(browser)
     page.goto(f"{daphne_server}/join/mc-browser/?worker=zoe")
     expect(page.get_by_test_id("onboarding")).to_be_visible()
     # The campaign offers only "repetitive" and "off_topic": the contradiction turn expects "none".
@@ -104,9 +110,7 @@ def mc_duconv_campaign(mc_browser_campaign):
 
 
 def test_a_duconv_model_chat_in_the_browser(mc_duconv_campaign, browser: Browser, daphne_server: str) -> None:
-    page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page, errors = new_page(browser)
     page.goto(f"{daphne_server}/join/mc-browser/?worker=yul")
     expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
     expect(page.get_by_test_id("topic")).to_have_text("Free chat")
