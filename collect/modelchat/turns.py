@@ -125,7 +125,8 @@ def model_turn_take(*, room_id: Any, after_seq: int) -> dict[str, Any] | None:
 def _wow_reply(room_id: Any, seat: Assignment, after_seq: int, chat: ModelChat, message: Message) -> rooms.Posted:
     context, knowledge = model_context(message=message)
     result: CallResult = model_respond(model=chat.model, context=context)
-    frame = {"checked": _checked(knowledge, result.knowledge_used if isinstance(result.knowledge_used, str) else None, after_seq)}
+    used = result.knowledge_used if isinstance(result.knowledge_used, str) else None
+    frame = {"checked": _checked(knowledge, used, after_seq)}
     try:
         return _post(room_id, seat, after_seq, result, chat, frame)
     except ProtocolError as error:
