@@ -28,7 +28,7 @@ def results(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "annotate/results.html",
-        {"campaign": campaign, "report": report, "rows": _rows(report), **_charts(report)},
+        {"campaign": campaign, "report": report, "rows": _rows(report), "goals": _has_goals(report), **_charts(report)},
     )
 
 
@@ -42,6 +42,11 @@ def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
                              "ratings_list": [stats["ratings"][q] for q in report["questions"]],
                              "problem_list": [stats["problem_rates"].get(p) for p in report["problems"]]})
     return rows
+
+
+def _has_goals(report: dict[str, Any]) -> bool:
+    """Whether any conversation has a goal completion (the DuConv variant)."""
+    return any(splits["all"]["goal_completion"]["n"] for splits in report["models"].values())
 
 
 def _charts(report: dict[str, Any]) -> dict[str, list[Any]]:
@@ -60,6 +65,9 @@ def _charts(report: dict[str, Any]) -> dict[str, list[Any]]:
     f1 = [(m, round(s["all"]["wiki_f1"]["mean"], 3)) for m, s in report["models"].items() if s["all"]["wiki_f1"]["mean"] is not None]
     if f1:
         bars.append(row_chart("Wiki F1 (mean per conversation)", f1, x_label="unigram F1"))
+    goals = [(m, round(s["all"]["goal_completion"]["mean"], 2)) for m, s in report["models"].items() if s["all"]["goal_completion"]["n"]]
+    if goals:
+        bars.append(row_chart("Goal completion (mean per conversation, 0–2)", goals, x_label="goal completion"))
     problems = [
         (m, round(1 - s["all"]["problem_rates"]["none"], 3))
         for m, s in report["models"].items()

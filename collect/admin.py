@@ -31,7 +31,8 @@ class CampaignForm(forms.ModelForm):
         if cleaned.get("protocol") == Protocol.MODEL_CHAT and "protocol_config" in cleaned:
             from collect.modelchat.config import config_errors
 
-            if errors := config_errors(Campaign(protocol_config=cleaned["protocol_config"])):
+            draft = Campaign(protocol_config=cleaned["protocol_config"], knowledge_source=cleaned.get("knowledge_source"))
+            if errors := config_errors(draft):
                 self.add_error("protocol_config", errors)
             return cleaned
         protocol = cleaned.get("protocol")

@@ -1,7 +1,7 @@
 """A human-evaluation campaign's results from its conversations (and pairwise judgments), as
 JSON-ready data: per model, overall and by seen/unseen topic (the human control arm is one more
-"model", named after its arm), the final questions' n/mean/sd, Wiki F1, per-turn problem rates and
-median latency; Welch's t and Mann–Whitney U between every two models on each final question; and
+"model", named after its arm), the final questions' n/mean/sd, Wiki F1, per-turn problem rates,
+median latency and, for DuConv conversations, automatic goal completion (0–2); Welch's t and Mann–Whitney U between every two models on each final question; and
 the pairwise win rates and leaderboard.
 
 Pure: it reads the attributes of collect.modelchat.selectors.Conversation records and computes.
@@ -18,6 +18,7 @@ from annotate.evaluation.stats import mann_whitney_u, summary, welch_t_test
 from annotate.evaluation.wiki_f1 import wiki_f1
 
 SPLITS = ("all", "seen", "unseen")
+GOAL_SCORES = (0, 1, 2)
 NONE_LABEL = "none"
 
 
@@ -34,6 +35,7 @@ class ConversationLike(Protocol):
     answers: dict[str, int]
     turns: Sequence[TurnLike]
     topic_passage: Sequence[str]
+    goal_completion: int | None  # DuConv conversations: 0–2; None otherwise
 
 
 def _model_turns(conversation: ConversationLike) -> list[TurnLike]:
@@ -46,6 +48,7 @@ def group_stats(conversations: Sequence[ConversationLike], *, questions: Sequenc
     f1s = [f for f in (wiki_f1([t.text for t in _model_turns(c)], c.topic_passage) for c in conversations) if f is not None]
     latencies = [t.latency_ms for t in turns if t.latency_ms is not None]
     rates = {key: (sum(key in labels for labels in labelled) / len(labelled) if labelled else None) for key in (*problems, NONE_LABEL)}
+    goals = [c.goal_completion for c in conversations if c.goal_completion is not None]
     return {
         "conversations": len(conversations),
         "model_turns": len(turns),
@@ -53,6 +56,7 @@ def group_stats(conversations: Sequence[ConversationLike], *, questions: Sequenc
         "wiki_f1": {"n": len(f1s), "mean": fmean(f1s) if f1s else None, "sd": stdev(f1s) if len(f1s) >= 2 else None},
         "problem_rates": {"labelled_turns": len(labelled), **rates},
         "median_latency_ms": median(latencies) if latencies else None,
+        "goal_completion": {**summary(goals), "scores": {str(k): goals.count(k) for k in GOAL_SCORES}},
     }
 
 

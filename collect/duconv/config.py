@@ -32,7 +32,12 @@ class DuConvConfig:
 
 
 def config_for(campaign: Campaign) -> DuConvConfig:
-    raw = campaign.protocol_config or {}
+    return config_parse(campaign.protocol_config or {})
+
+
+def config_parse(raw: Any) -> DuConvConfig:
+    """DuConv settings from a JSON object: a DuConv campaign's protocol_config, or the `duconv`
+    object of a model-chat campaign's."""
     if not isinstance(raw, dict):
         raise ConfigError("protocol_config must be an object")
     unknown = set(raw) - {"goals", "topics", "knowledge_min", "knowledge_max"}
@@ -70,8 +75,11 @@ def config_for(campaign: Campaign) -> DuConvConfig:
 
 def session_goal(campaign: Campaign, *, turn: int, rng: random.Random) -> graph.Goal:
     """The goal and knowledge of a campaign's next room (`turn`: how many rooms it has had)."""
-    config = config_for(campaign)
-    source_id = campaign.knowledge_source_id
+    return goal_draw(config_for(campaign), source_id=campaign.knowledge_source_id, turn=turn, rng=rng, label=campaign.slug)
+
+
+def goal_draw(config: DuConvConfig, *, source_id: Any, turn: int, rng: random.Random, label: str) -> graph.Goal:
+    """The `turn`-th room's goal under these settings (ConfigError naming `label` when none can be had)."""
     try:
         if config.goals:
             item = config.goals[turn % len(config.goals)]
@@ -88,7 +96,7 @@ def session_goal(campaign: Campaign, *, turn: int, rng: random.Random) -> graph.
             knowledge_max=config.knowledge_max,
         )
     except graph.GoalError as error:
-        raise ConfigError(f"campaign {campaign.slug!r}: {error}") from error
+        raise ConfigError(f"campaign {label!r}: {error}") from error
 
 
 def campaign_problems(campaign: Campaign) -> list[str]:
@@ -97,15 +105,20 @@ def campaign_problems(campaign: Campaign) -> list[str]:
         config = config_for(campaign)
     except ConfigError as error:
         return [str(error)]
+    return config_problems(config, source_id=campaign.knowledge_source_id)
+
+
+def config_problems(config: DuConvConfig, *, source_id: Any) -> list[str]:
+    """What keeps these settings from giving goals on this knowledge source ([] when they can)."""
     problems = []
     for n, item in enumerate(config.goals, start=1):
         try:
-            graph.goal_check(source_id=campaign.knowledge_source_id, goal=item["goal"])
+            graph.goal_check(source_id=source_id, goal=item["goal"])
         except graph.GoalError as error:
             problems.append(f"goal {n}: {error}")
     if not config.goals:
         try:
-            graph.goal_generate(source_id=campaign.knowledge_source_id, topics=list(config.topics) or None,
+            graph.goal_generate(source_id=source_id, topics=list(config.topics) or None,
                                 knowledge_min=config.knowledge_min, knowledge_max=config.knowledge_max)
         except graph.GoalError as error:
             problems.append(str(error))

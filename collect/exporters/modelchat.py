@@ -7,7 +7,10 @@ ParlAI-style (a `dialog` of turns with speaker ids and text) with the evaluation
                  "problems"?: [...], "latency_ms"?: int, "error"?: str, "checked_sentence"?: str}]}
 
 `problems`, `latency_ms` and `error` are on model turns of the model arm; `problems` only once
-labelled. The file is written to a temporary name and renamed into place when complete."""
+labelled. A DuConv conversation (the DuConv variant) adds "goal", "knowledge" (its triples, as given
+to the model) and "goal_completion" (0–2), and its model turns "knowledge_used" (ids into
+"knowledge") when the model named any; its "topic" is the goal's topic A. The file is written to a
+temporary name and renamed into place when complete."""
 
 from __future__ import annotations
 
@@ -39,7 +42,12 @@ def conversation_record(conversation: Conversation) -> dict[str, Any]:
             item["error"] = turn.error
         if turn.checked_sentence is not None:
             item["checked_sentence"] = turn.checked_sentence
+        if turn.knowledge_used is not None and turn.speaker == "model":
+            item["knowledge_used"] = list(turn.knowledge_used)
         dialog.append(item)
+    duconv = {}
+    if conversation.goal is not None:
+        duconv = {"goal": conversation.goal, "knowledge": conversation.knowledge, "goal_completion": conversation.goal_completion}
     return {
         "conversation_id": conversation.room_id,
         "campaign": conversation.campaign,
@@ -52,6 +60,7 @@ def conversation_record(conversation: Conversation) -> dict[str, Any]:
         "worker": conversation.worker,
         "status": conversation.status,
         "created": conversation.created.isoformat(),
+        **duconv,
         "dialog": dialog,
     }
 

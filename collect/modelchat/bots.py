@@ -1,7 +1,8 @@
 """Built-in models, so that a model-chat campaign runs out of the box on the demo. They exist to
 make evaluation runnable, not to be good. Each has `respond(context) -> reply`, with context
 {"history": [utterances, oldest first], "topic": str, "knowledge": [{"title", "sentences"}]} and
-reply a string or {"text", "knowledge_used"}."""
+reply a string or {"text", "knowledge_used"}. In the DuConv variant the context also has "goal" and
+its knowledge is [[subject, property, value], ...] (GoalBot is the DuConv agent)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ class KnowledgeBot:
     def respond(self, context: dict[str, Any]) -> dict[str, Any]:
         from retrieval.rerank import passages_rank
 
-        passages = [p for p in context.get("knowledge", []) if p.get("sentences")]
+        # Passages only: a DuConv context's knowledge is triples, which this bot does not read.
+        passages = [p for p in context.get("knowledge", []) if isinstance(p, dict) and p.get("sentences")]
         if not passages:
             return {"text": FALLBACK}
         ranked = passages_rank(context=context.get("history", []), passages=passages, topic=context.get("topic", ""))
@@ -101,10 +103,45 @@ class NoKnowledgeBot:
         return self.LINES[turn % len(self.LINES)].format(topic=topic)
 
 
+class GoalBot:
+    """A DuConv agent: each turn states one knowledge triple it has not stated yet, in the order
+    that walks the goal: one triple of topic A, the goal's relation triples (naming A and B), topic
+    B's triples, then the rest. It marks the triple as used."""
+
+    def respond(self, context: dict[str, Any]) -> dict[str, Any]:
+        goal, knowledge = context.get("goal"), context.get("knowledge") or []
+        if not goal or not all(isinstance(t, list) and len(t) == 3 for t in knowledge):
+            return {"text": FALLBACK}
+        said = _said(context.get("history", []))
+        for index in self.order(goal, knowledge):
+            text = self.sentence(knowledge[index])
+            if text.lower() not in said:
+                return {"text": text, "knowledge_used": [index]}
+        return {"text": f"It was nice talking about {goal[0][1]} and {goal[0][2]} with you!"}
+
+    @staticmethod
+    def order(goal: list[list[str]], knowledge: list[list[str]]) -> list[int]:
+        a, b = goal[0][1], goal[0][2]
+        relations = [i for i, t in enumerate(knowledge) if t in goal[1:]]
+        of_a = [i for i, t in enumerate(knowledge) if t[0] == a and i not in relations]
+        of_b = [i for i, t in enumerate(knowledge) if t[0] == b and i not in relations]
+        first = [*of_a[:1], *relations, *of_b]
+        return first + [i for i in range(len(knowledge)) if i not in first]
+
+    @staticmethod
+    def sentence(triple: list[str]) -> str:
+        subject, prop, value = triple
+        return f"{subject}: {prop} {value}."
+
+
 BUILT_IN = {
     "kb-retrieval": ("collect.modelchat.bots.KnowledgeBot", "Best knowledge sentence for the turn (live ranker)"),
     "tfidf-reply": ("collect.modelchat.bots.WizardReplyBot", "Most similar collected wizard reply (TF-IDF)"),
     "no-knowledge": ("collect.modelchat.bots.NoKnowledgeBot", "Generic replies without knowledge (baseline)"),
+}
+# For DuConv model-chat campaigns (no-knowledge works there too).
+BUILT_IN_DUCONV = {
+    "duconv-agent": ("collect.modelchat.bots.GoalBot", "States the next goal triple it has not used (DuConv agent)"),
 }
 
 
@@ -113,7 +150,7 @@ def builtin_models_ensure() -> list[Any]:
     from collect.modelchat.models import EvalModel, EvalModelKind
 
     models = []
-    for name, (path, description) in BUILT_IN.items():
+    for name, (path, description) in {**BUILT_IN, **BUILT_IN_DUCONV}.items():
         model, _ = EvalModel.objects.get_or_create(
             name=name, defaults={"kind": EvalModelKind.PYTHON, "dotted_path": path, "description": description, "timeout_seconds": 5.0}
         )

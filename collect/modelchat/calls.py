@@ -54,7 +54,7 @@ class ModelFailure(Exception):
 @dataclass(frozen=True)
 class CallResult:
     text: str
-    knowledge_used: str | None
+    knowledge_used: str | list[Any] | None  # a sentence (WoW), or triples / their ids (DuConv)
     latency_ms: int
     attempts: int
     error: str = ""  # "" when the model answered; else the text is APOLOGY
@@ -109,11 +109,12 @@ def _attempt(model: EvalModel, context: dict[str, Any]) -> tuple[str, str | None
         raise
     except Exception as error:  # noqa: BLE001 - a model's own bug is one failed attempt
         raise ModelFailure(f"{type(error).__name__}: {error}") from error
-    return reply_parse(raw)
+    return reply_parse(raw, triples="goal" in context)
 
 
-def reply_parse(raw: Any) -> tuple[str, str | None]:
-    """A model's reply, a string or {"text", "knowledge_used"?}, as (text, knowledge_used)."""
+def reply_parse(raw: Any, *, triples: bool = False) -> tuple[str, str | list[Any] | None]:
+    """A model's reply, a string or {"text", "knowledge_used"?}, as (text, knowledge_used). With
+    `triples` (a DuConv context) knowledge_used is a list (of triple ids or triples), else a string."""
     if isinstance(raw, str):
         raw = {"text": raw}
     if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
@@ -124,7 +125,9 @@ def reply_parse(raw: Any) -> tuple[str, str | None]:
     if len(text) > settings.MESSAGE_MAX_CHARS:
         raise ModelFailure(f"bad reply: {len(text)} characters, more than {settings.MESSAGE_MAX_CHARS}")
     used = raw.get("knowledge_used")
-    if used is not None and not isinstance(used, str):
+    if triples and used is not None and not isinstance(used, list):
+        raise ModelFailure("bad reply: knowledge_used must be a list of triple ids or [subject, property, value] triples")
+    if not triples and used is not None and not isinstance(used, str):
         raise ModelFailure("bad reply: knowledge_used must be a string")
     return text, used
 

@@ -7,6 +7,12 @@
      "questions": [{"key": "engagingness", "text": "...", "min": 1, "max": 5}],
      "onboarding_attempts": 3}
 
+With `"duconv": {...}` (DuConv settings, collect/duconv/config.py; `{}` for the defaults) the campaign
+is the DuConv variant: each room gets a DuConv goal from the campaign's knowledge graph, the model is
+the agent and speaks first, and the evaluator is the user (no topic choice, no persona); it has no
+human control arm. `unseen_topics` then names graph entities: a conversation is unseen when either
+goal topic is listed.
+
 `models` maps registered model names to the conversations each needs; `control` is the number of
 human–human control conversations (0: no control arm). Topics come from the campaign's personas; a
 topic is "seen" unless listed in `unseen_topics`. `problems` may be [] (no per-turn labels); the
@@ -19,6 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from collect.duconv import config as duconv_config
 from collect.models import Campaign
 
 NONE_LABEL = "none"
@@ -55,6 +62,7 @@ class ModelChatConfig:
     problems: tuple[str, ...]
     questions: tuple[Question, ...]
     onboarding_attempts: int
+    duconv: duconv_config.DuConvConfig | None = None  # the DuConv variant's settings; None: Wizard of Wikipedia
 
     def problem_text(self, key: str) -> str:
         return PROBLEM_TEXTS.get(key, key.replace("_", " ").capitalize())
@@ -89,6 +97,7 @@ def config_for(campaign: Campaign) -> ModelChatConfig:
     if not questions or len({q.key for q in questions}) != len(questions):
         raise ConfigError("protocol_config.questions must be a non-empty list with distinct keys")
     attempts = _count(raw.get("onboarding_attempts", DEFAULT_ONBOARDING_ATTEMPTS), "onboarding_attempts")
+    duconv = _duconv(raw, control)
     return ModelChatConfig(
         models=counts,
         control=control,
@@ -96,7 +105,21 @@ def config_for(campaign: Campaign) -> ModelChatConfig:
         problems=tuple(problems),
         questions=questions,
         onboarding_attempts=attempts,
+        duconv=duconv,
     )
+
+
+def _duconv(raw: dict[str, Any], control: int) -> duconv_config.DuConvConfig | None:
+    if "duconv" not in raw:
+        return None
+    try:
+        settings = duconv_config.config_parse(raw["duconv"])
+    except duconv_config.ConfigError as error:
+        raise ConfigError(f"protocol_config.duconv: {error}") from error
+    if control:
+        # A human control would sit in the agent's seat, which needs the DuConv agent's screen.
+        raise ConfigError("protocol_config.control must be 0 in a DuConv model chat: its partner is always a model")
+    return settings
 
 
 def _question(item: Any, index: int) -> Question:
@@ -116,7 +139,8 @@ def _question(item: Any, index: int) -> Question:
 
 
 def config_errors(campaign: Campaign) -> list[str]:
-    """What is wrong with a model-chat campaign's settings (empty when it can run)."""
+    """What is wrong with a model-chat campaign's settings (empty when it can run). The DuConv
+    variant also needs goals from the campaign's knowledge source (checked when it has one)."""
     from collect.modelchat.models import EvalModel
 
     try:
@@ -124,4 +148,8 @@ def config_errors(campaign: Campaign) -> list[str]:
     except ConfigError as error:
         return [str(error)]
     known = set(EvalModel.objects.filter(name__in=config.models, is_active=True).values_list("name", flat=True))
-    return [f"protocol_config.models: no active registered model named {name!r}" for name in config.models if name not in known]
+    errors = [f"protocol_config.models: no active registered model named {name!r}" for name in config.models if name not in known]
+    if config.duconv is not None and campaign.knowledge_source_id is not None:
+        problems = duconv_config.config_problems(config.duconv, source_id=campaign.knowledge_source_id)
+        errors += [f"protocol_config.duconv: {problem}" for problem in problems]
+    return errors

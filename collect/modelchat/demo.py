@@ -1,14 +1,16 @@
-"""The demo model-chat campaign `make run` serves beside the WoW demo: the three built-in models,
-a human control arm, the WoW demo personas, and a few topics marked unseen."""
+"""The demo model-chat campaigns `make run` serves: beside the WoW demo, the three built-in models,
+a human control arm, the WoW demo personas and a few topics marked unseen; beside the DuConv demo,
+its DuConv variant on the demo film graph with the DuConv agent bot and the no-knowledge baseline."""
 
 from __future__ import annotations
 
 from collect.demo import PERSONAS
-from collect.modelchat.bots import BUILT_IN, builtin_models_ensure
+from collect.modelchat.bots import BUILT_IN, BUILT_IN_DUCONV, builtin_models_ensure
 from collect.models import Campaign, Persona, Protocol
 from retrieval.models import KnowledgeSource
 
 DEMO_SLUG = "modelchat-demo"
+DUCONV_DEMO_SLUG = "modelchat-duconv-demo"
 UNSEEN = ["Jazz", "Tea", "Mars", "Volcano", "Chess", "Bread", "Basketball", "Dinosaur", "Horse", "Star Wars"]
 
 
@@ -32,4 +34,19 @@ def modelchat_demo_ensure(*, source: KnowledgeSource) -> Campaign:
     )
     if created:
         Persona.objects.bulk_create(Persona(campaign=campaign, text=t, topics=topics) for t, topics in PERSONAS)
+    return campaign
+
+
+def modelchat_duconv_demo_ensure(*, source: KnowledgeSource) -> Campaign:
+    """`source`: the DuConv demo's film graph. Rooms generate their goals from it."""
+    builtin_models_ensure()
+    config = {"models": {**{name: 20 for name in BUILT_IN_DUCONV}, "no-knowledge": 20}, "duconv": {}}
+    instructions = (
+        "Chat naturally with your partner: they open the conversation. After each of your partner's messages, "
+        "tick the problems you see in it (or 'None'). At the end, tell us how much you enjoyed the chat."
+    )
+    turns = {"min_turns": 3, "max_turns": 4, "turn_limit": 6}
+    campaign, _ = Campaign.objects.get_or_create(slug=DUCONV_DEMO_SLUG, defaults={
+        "name": "Model chat, DuConv (demo)", "protocol": Protocol.MODEL_CHAT, "knowledge_source": source,
+        "protocol_config": config, "instructions": instructions, **turns})
     return campaign

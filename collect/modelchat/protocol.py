@@ -6,7 +6,8 @@ topic from their persona's 2–3, speak first, and in the partner's seat (the wi
 model (the model arm: a bot seat, no waiting room) or another person (the human control arm, paired
 in the waiting room as in WoW, with the wizard's knowledge panel). In the model arm the evaluator
 labels every model message with problems or an explicit "none"; at the end they answer the
-campaign's final questions."""
+campaign's final questions. In the DuConv variant (collect/modelchat/duconv.py) the room has a
+DuConv goal instead of a topic choice, and the model, DuConv's agent, speaks first."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from django.utils import timezone
 from collect.errors import ProtocolError
 from collect.frames import require_int
 from collect.modelchat.config import NONE_LABEL, config_for
+from collect.modelchat.duconv import OPENING, duconv_message_fields, duconv_room_create, duconv_session, user_state
 from collect.modelchat.models import ModelChat, ModelChatArm, ModelTurn
 from collect.models import Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols.base import Effect
@@ -31,12 +33,21 @@ class ModelChatProtocol(WizardOfWikipedia):
 
     def room_create(self, *, campaign: Campaign) -> Room:
         """A room of the human control arm (matchmaking pairs two people); the model arm's seat
-        service turns it into a model room."""
+        service turns it into a model room. The DuConv variant's rooms are model rooms only."""
+        if config_for(campaign).duconv is not None:
+            room, seen = duconv_room_create(campaign=campaign)
+            ModelChat.objects.create(room=room, arm=ModelChatArm.MODEL, seen=seen)
+            return room
         room = super().room_create(campaign=campaign)
         room.first_speaker = APPRENTICE
         room.save(update_fields=["first_speaker"])
         ModelChat.objects.create(room=room, arm=ModelChatArm.HUMAN)
         return room
+
+    def out_of_turn(self, *, role: str, count: int) -> str:
+        if count == 0 and role == APPRENTICE:
+            return OPENING  # only in the DuConv variant does the partner open
+        return super().out_of_turn(role=role, count=count)
 
     def choose_topic(self, *, room: Room, assignment: Assignment, frame: dict[str, Any]) -> Effect:
         effect = super().choose_topic(room=room, assignment=assignment, frame=frame)
@@ -55,12 +66,15 @@ class ModelChatProtocol(WizardOfWikipedia):
             else {}
         )
         questions = [{"key": q.key, "text": q.text, "min": q.low, "max": q.high} for q in config.questions]
-        return {**extra, "problems": problems, "labels": labels, "questions": questions}
+        duconv = config.duconv is not None
+        return {**extra, "problems": problems, "labels": labels, "questions": questions, "duconv": duconv}
 
     def state_for_role(self, snapshot: dict[str, Any], role: str) -> dict[str, Any]:
         state = super().state_for_role(snapshot, role)
         if role == APPRENTICE:
             state.update(problems=snapshot["problems"], labels=snapshot["labels"], questions=snapshot["questions"])
+            if snapshot["duconv"]:
+                state.update(user_state())
         return state
 
     def message_fields(self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int) -> dict[str, Any]:
@@ -68,6 +82,9 @@ class ModelChatProtocol(WizardOfWikipedia):
             unlabeled = ModelTurn.objects.filter(message__room=room, problems__isnull=True).exists()
             if unlabeled and config_for(room.campaign).problems:
                 raise ProtocolError("label_required", "Mark your partner's last message first: tick its problems, or 'None'.")
+        session = duconv_session(room)
+        if session is not None:
+            return duconv_message_fields(session=session, role=assignment.role, frame=frame)
         return super().message_fields(room=room, assignment=assignment, frame=frame, count=count)
 
     def after_message(self, *, message: Message) -> dict[str, dict[str, Any]]:

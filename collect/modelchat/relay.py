@@ -66,7 +66,8 @@ async def _reply(room_id: str, seq: int) -> None:
 
 
 def reply_if_owed(*, room_id: str) -> None:
-    """On a resync: retry a model reply that never came (see turns.model_reply_owed)."""
+    """On a resync: retry a model reply that never came, or ask for the DuConv variant's opening
+    (see turns.model_reply_owed)."""
     task = asyncio.create_task(_reply_if_owed(room_id))
     _pending.add(task)
     task.add_done_callback(_pending.discard)
@@ -79,5 +80,6 @@ async def _reply_if_owed(room_id: str) -> None:
         log.exception("room %s: could not check for a missing model reply", room_id)
         return
     if seq is not None:
-        log.warning("room %s: the model's reply to #%d never came; asking again", room_id, seq)
+        if seq:
+            log.warning("room %s: the model's reply to #%d never came; asking again", room_id, seq)
         await _reply(room_id, seq)

@@ -2,7 +2,9 @@
 
 The interface is stable: `modelchat_conversations` returns one `Conversation` per room, whatever its
 arm. In every conversation the human under study (the evaluator, room role "apprentice") talks to a
-partner (room role "wizard"): a registered model, or in the control arm another person."""
+partner (room role "wizard"): a registered model, or in the control arm another person. In the
+DuConv variant the partner is DuConv's agent and the record carries the goal, its knowledge, the
+triples each model turn used and the conversation's automatic goal completion."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from collect.duconv.completion import goal_completion
 from collect.modelchat.config import ModelChatConfig, config_for
 from collect.modelchat.models import HUMAN_ARM, ModelChat, ModelTurn
-from collect.models import Assignment, Campaign, Message, Protocol, RoomStatus
+from collect.models import Assignment, Campaign, DuConvSession, Message, Protocol, RoomStatus
 
 EVALUATOR_ROLE = "apprentice"
 PARTNER_ROLE = "wizard"
@@ -27,6 +30,7 @@ class Turn:
     latency_ms: int | None  # model turns of the model arm: the model's response time
     error: str  # model turns: "" or why the model failed (the text is then an apology)
     checked_sentence: str | None  # partner turns: the knowledge sentence used, "no_passages_used", or None
+    knowledge_used: tuple[int, ...] | None = None  # DuConv model turns: ids of the triples used; None when not said
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,11 @@ class Conversation:
     topic_passage: tuple[str, ...]  # the topic article's first sentences (Wiki F1 reference)
     worker: str  # the evaluator's pseudonym
     created: datetime
+    # The DuConv variant (None otherwise): the goal [["START", a, b], relations...], its knowledge
+    # triples, and goal completion 0–2 (collect/duconv/completion.py) from the turns' marks.
+    goal: list[list[str]] | None = None
+    knowledge: list[list[str]] | None = None
+    goal_completion: int | None = None
 
     @property
     def model_utterances(self) -> list[str]:
@@ -80,17 +89,31 @@ def modelchat_conversations(
     evaluators = dict(
         Assignment.objects.filter(room_id__in=room_ids, role=EVALUATOR_ROLE).values_list("room_id", "worker__pseudonym")
     )
-    return [_record(chat, messages.get(chat.room_id, []), turns, evaluators.get(chat.room_id, "")) for chat in chats]
+    sessions = {s.room_id: s for s in DuConvSession.objects.filter(room_id__in=room_ids)}
+    return [
+        _record(chat, messages.get(chat.room_id, []), turns, evaluators.get(chat.room_id, ""), sessions.get(chat.room_id))
+        for chat in chats
+    ]
 
 
-def _record(chat: ModelChat, messages: list[Message], turns: dict[int, ModelTurn], worker: str) -> Conversation:
+def _record(
+    chat: ModelChat, messages: list[Message], turns: dict[int, ModelTurn], worker: str, session: DuConvSession | None
+) -> Conversation:
     room = chat.room
+    duconv: dict[str, object] = {}
+    if session is not None:
+        texts, marks = [m.text for m in messages], [m.knowledge_used for m in messages]
+        duconv = {
+            "goal": session.goal,
+            "knowledge": session.knowledge,
+            "goal_completion": goal_completion(session.goal, session.knowledge, texts, marks),
+        }
     return Conversation(
         room_id=str(room.id),
         campaign=room.campaign.slug,
         arm=chat.arm,
         model=chat.model.name if chat.model_id else HUMAN_ARM,
-        topic=room.topic,
+        topic=session.goal[0][1] if session is not None else room.topic,  # DuConv: topic A
         seen=chat.seen,
         persona=room.persona.text if room.persona_id else "",
         status=room.status,
@@ -99,6 +122,7 @@ def _record(chat: ModelChat, messages: list[Message], turns: dict[int, ModelTurn
         topic_passage=tuple(room.topic_passage or ()),
         worker=worker,
         created=room.created,
+        **duconv,  # type: ignore[arg-type]
     )
 
 
@@ -112,6 +136,7 @@ def _turn(message: Message, model_turn: ModelTurn | None) -> Turn:
         latency_ms=model_turn.latency_ms if model_turn else None,
         error=model_turn.error if model_turn else "",
         checked_sentence=checked,
+        knowledge_used=tuple(message.knowledge_used) if message.knowledge_used is not None else None,
     )
 
 

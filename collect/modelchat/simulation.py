@@ -2,7 +2,8 @@
 with the right labels), is seated by the campaign's arm balancing, picks a topic, asks questions,
 labels every partner message, ends and answers the final questions. In the human control arm a
 second scripted worker joins and the two are paired in the waiting room; whoever becomes the wizard
-answers with knowledge sentences, as in the WoW simulation."""
+answers with knowledge sentences, as in the WoW simulation. In the DuConv variant the model opens
+and the evaluator, DuConv's user, has no topic to pick: it labels the opening, then chats."""
 
 from __future__ import annotations
 
@@ -76,10 +77,15 @@ async def _dialogue(application: Any, campaign: Campaign, seed: int, timeout: fl
 async def _converse(by_role: dict[str, Bot], timeout: float) -> None:
     evaluator, wizard = by_role["apprentice"], by_role.get("wizard")
     rng = evaluator.rng
-    topic = rng.choice(evaluator.state["persona"]["topics"])
-    await send(evaluator, {"type": "choose_topic", "topic": topic})
-    await until(evaluator, lambda f: f["type"] == "state" and f["status"] == "chatting", timeout)
     seq = 0
+    if evaluator.state["status"] == "choosing_topic":
+        topic = rng.choice(evaluator.state["persona"]["topics"])
+        await send(evaluator, {"type": "choose_topic", "topic": topic})
+        await until(evaluator, lambda f: f["type"] == "state" and f["status"] == "chatting", timeout)
+    else:  # the DuConv variant: the model opens
+        topic = "that"
+        seq = 1
+        await _label(evaluator, seq, timeout)
     while True:
         seq += 1
         text = rng.choice(QUESTIONS).format(topic=topic)
@@ -88,12 +94,11 @@ async def _converse(by_role: dict[str, Bot], timeout: float) -> None:
             await until(wizard, lambda f: f["type"] == "knowledge" and f["after_seq"] >= seq, timeout)
             reply, checked = _wizard_reply(wizard)
             await send(wizard, {"type": "message", "client_id": f"{wizard.name}-{seq}", "text": reply, "checked": checked})
-        seq += 1
         state = await until(evaluator, lambda f: f["type"] == "state" and f["last_seq"] >= seq, timeout)
-        if state["problems"]:
-            problems = ["none"] if rng.random() < 0.7 else [rng.choice(state["problems"])["key"]]
-            await send(evaluator, {"type": "label", "seq": seq, "problems": problems})
-            await until(evaluator, lambda f: f["type"] == "state" and str(seq) in (f.get("labels") or {}), timeout)
+        if state["status"] == "rating":
+            break  # the turn limit ended the chat on the evaluator's message (DuConv: the model opened)
+        seq += 1
+        await _label(evaluator, seq, timeout)
         if evaluator.state["status"] == "rating":
             break  # the turn limit ended the chat
         if evaluator.state["can_end"]:
@@ -104,6 +109,16 @@ async def _converse(by_role: dict[str, Bot], timeout: float) -> None:
     answers = {q["key"]: rng.randint(q["min"], q["max"]) for q in evaluator.state["questions"]}
     await send(evaluator, {"type": "rate", "answers": answers})
     await until(evaluator, lambda f: f["type"] == "state" and f["status"] == "complete", timeout)
+
+
+async def _label(evaluator: Bot, seq: int, timeout: float) -> None:
+    """Wait for the partner's message `seq` and label it ("none" 70 % of the time)."""
+    state = await until(evaluator, lambda f: f["type"] == "state" and f["last_seq"] >= seq, timeout)
+    if state["problems"]:
+        rng = evaluator.rng
+        problems = ["none"] if rng.random() < 0.7 else [rng.choice(state["problems"])["key"]]
+        await send(evaluator, {"type": "label", "seq": seq, "problems": problems})
+        await until(evaluator, lambda f: f["type"] == "state" and str(seq) in (f.get("labels") or {}), timeout)
 
 
 async def simulate(*, campaign: Campaign, dialogues: int, concurrency: int = 4, seed: int = 0, timeout: float = 20) -> list[str]:

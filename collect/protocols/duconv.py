@@ -83,17 +83,7 @@ class DuConv(Protocol):
             if used:
                 raise ProtocolError("not_allowed", "Only the agent marks knowledge triples; send your message without them.")
             return {}
-        if used is None:
-            used = []
-        if not isinstance(used, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in used):
-            raise ProtocolError("bad_frame", "'knowledge_used' must be a list of triple ids (it may be empty).")
-        shown = len(session_of(room).knowledge)
-        wrong = [i for i in used if not 0 <= i < shown]
-        if wrong:
-            raise ProtocolError(
-                "bad_triple", f"Triple {wrong[0]} was not shown to you: mark only triples from your knowledge panel."
-            )
-        return {"knowledge_used": sorted(set(used))}
+        return {"knowledge_used": knowledge_used_check([] if used is None else used, shown=len(session_of(room).knowledge))}
 
     def message_event_extra(self, message: Message, role: str) -> dict[str, Any]:
         if role == AGENT and message.role == AGENT:
@@ -130,3 +120,13 @@ DUCONV = DuConv()
 
 def session_of(room: Room) -> DuConvSession:
     return DuConvSession.objects.get(room_id=room.pk)
+
+
+def knowledge_used_check(used: Any, *, shown: int) -> list[int]:
+    """An agent message's marks: distinct ids of triples among the `shown` ones, sorted."""
+    if not isinstance(used, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in used):
+        raise ProtocolError("bad_frame", "'knowledge_used' must be a list of triple ids (it may be empty).")
+    wrong = [i for i in used if not 0 <= i < shown]
+    if wrong:
+        raise ProtocolError("bad_triple", f"Triple {wrong[0]} was not shown to you: mark only triples from your knowledge panel.")
+    return sorted(set(used))

@@ -116,7 +116,7 @@ def goal_generate(
     for _ in range(attempts):
         a = rng.choice(topics) if topics else _random_subject(source_id, rng)
         if a is None:
-            break
+            raise GoalError("the knowledge source has no triples: import a graph first (import_knowledge triples FILE --source SLUG)")
         a_triples = entity_triples(source_id=source_id, subject=a)
         links = _links(source_id, a, a_triples)
         if not links:

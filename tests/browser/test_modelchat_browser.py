@@ -1,15 +1,18 @@
 """The model-chat screen in a real browser: onboarding with the sample conversation (one wrong try
 first), then a chat with the built-in knowledgeable bot, labels on each model message ("None" must be
-ticked explicitly), the final question and the completion page; then the stored record."""
+ticked explicitly), the final question and the completion page; then the stored record. And the
+DuConv variant: the model opens, the evaluator has no topic to pick and sees no goal."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from playwright.sync_api import Browser, expect
+from django.core.management import call_command
+from playwright.sync_api import Browser, Page, expect
 
 from collect.modelchat.selectors import modelchat_conversations
+from tests.duconv.conftest import DEMO_TSV, GOAL
 
 pytestmark = pytest.mark.browser
 
@@ -30,6 +33,14 @@ def mc_browser_campaign(wow_knowledge, settings):
     return campaign
 
 
+def new_page(browser: Browser) -> tuple[Page, list[str]]:
+    """A page, and the script errors it raises."""
+    page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page, errors
+
+
 def label_sample(page, labels: dict[int, str]) -> None:
     for index, key in labels.items():
         page.locator(f'[data-testid="sample-turn"][data-index="{index}"]').get_by_test_id(f"label-{key}").check()
@@ -37,9 +48,7 @@ def label_sample(page, labels: dict[int, str]) -> None:
 
 
 def test_a_model_chat_in_the_browser(mc_browser_campaign, browser: Browser, daphne_server: str) -> None:
-    page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page, errors = new_page(browser)
     page.goto(f"{daphne_server}/join/mc-browser/?worker=zoe")
     expect(page.get_by_test_id("onboarding")).to_be_visible()
     # The campaign offers only "repetitive" and "off_topic": the contradiction turn expects "none".
@@ -84,3 +93,46 @@ def test_a_model_chat_in_the_browser(mc_browser_campaign, browser: Browser, daph
     (record,) = modelchat_conversations(campaigns=["mc-browser"])
     assert record.answers == {"engagingness": 4} and record.topic == "Blues" and record.seen is True
     assert record.turn_problems == [("none",), ("repetitive", "off_topic")]
+
+
+@pytest.fixture
+def mc_duconv_campaign(mc_browser_campaign):
+    """The browser campaign as the DuConv variant on the demo film graph, ended by the turn limit."""
+    from collect.models import Campaign
+    from retrieval.models import KnowledgeSource
+
+    call_command("import_knowledge", "triples", str(DEMO_TSV), source="films", verbosity=0)
+    config = {"models": {"duconv-agent": 1}, "duconv": {"goals": [{"goal": GOAL}]}, "problems": ["repetitive"], "onboarding_attempts": 0}
+    Campaign.objects.filter(pk=mc_browser_campaign.pk).update(
+        knowledge_source=KnowledgeSource.objects.get(slug="films"), protocol_config=config, turn_limit=2
+    )
+    return mc_browser_campaign
+
+
+def test_a_duconv_model_chat_in_the_browser(mc_duconv_campaign, browser: Browser, daphne_server: str) -> None:
+    page, errors = new_page(browser)
+    page.goto(f"{daphne_server}/join/mc-browser/?worker=yul")
+    expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
+    expect(page.get_by_test_id("topic")).to_have_text("Free chat")
+    expect(page.get_by_test_id("role-badge")).to_have_text("Your partner starts the chat")
+    partner = page.locator('[data-testid="message"][data-role="wizard"]')
+    expect(partner).to_have_count(1, timeout=15_000)  # the model, DuConv's agent, opens
+    expect(partner.first).to_contain_text("Inception")
+    for turn, text in enumerate(["Oh, I have not seen it.", "Who made it?"]):
+        page.get_by_test_id("message-input").fill(text)
+        expect(page.get_by_test_id("send-button")).to_be_disabled()  # the partner's message is unlabelled
+        partner.nth(turn).get_by_test_id("label-none").check()
+        expect(partner.nth(turn)).to_have_class(re.compile("message-labelled"))
+        page.get_by_test_id("send-button").click()
+        if turn == 0:
+            expect(partner).to_have_count(2, timeout=15_000)
+    # Two turns each: the turn limit ends the chat on the evaluator's message.
+    page.get_by_test_id("answer-engagingness-3").click()
+    page.get_by_test_id("answers-submit").click()
+    expect(page).to_have_url(re.compile(r"/done/$"))
+    assert errors == []
+
+    (record,) = modelchat_conversations(campaigns=["mc-browser"])
+    assert record.goal == GOAL and record.answers == {"engagingness": 3}
+    assert [t.speaker for t in record.turns] == ["model", "human", "model", "human"]
+    assert record.turn_problems == [("none",), ("none",)] and record.goal_completion == 2

@@ -25,6 +25,7 @@ class Conversation:
     turns: tuple[Turn, ...]
     topic_passage: tuple[str, ...] = ("The cat sat on the mat.",)
     arm: str = "model"
+    goal_completion: int | None = None
 
 
 def chat(model: str, rating: int | None, *, seen: bool | None = True, problems=(("none",), ("repetitive",)), latencies=(100, 300)) -> Conversation:
@@ -64,3 +65,18 @@ def test_it_tests_every_two_models_on_each_question() -> None:
     assert ab["welch_t"]["p"] < 0.01 and ab["welch_t"]["cohens_d"] < -2
     assert ab["mann_whitney_u"]["rank_biserial"] == pytest.approx(2 * 0.5 / 25 - 1)  # only the 3–3 tie is not a loss
     assert tests[1]["welch_t"]["p"] is None  # one conversation of c: no variance estimate
+
+
+def test_it_averages_goal_completion_where_conversations_have_one() -> None:
+    conversations = [
+        Conversation("agent", True, {"engagingness": 4}, (Turn("model", "hi"),), (), goal_completion=2),
+        Conversation("agent", False, {"engagingness": 3}, (Turn("model", "hi"),), (), goal_completion=1),
+        Conversation("agent", True, {"engagingness": 5}, (Turn("model", "hi"),), (), goal_completion=2),
+        chat("wow-bot", 4),
+    ]
+    models = evaluation_results(conversations, questions=["engagingness"], problems=[])["models"]
+    goal = models["agent"]["all"]["goal_completion"]
+    assert goal["n"] == 3 and goal["mean"] == pytest.approx(5 / 3) and goal["scores"] == {"0": 0, "1": 1, "2": 2}
+    assert models["agent"]["unseen"]["goal_completion"]["mean"] == 1
+    assert models["wow-bot"]["all"]["goal_completion"] == {"n": 0, "mean": None, "sd": None, "scores": {"0": 0, "1": 0, "2": 0}}
+    assert models["agent"]["all"]["wiki_f1"]["mean"] is None  # no topic article in DuConv

@@ -17,7 +17,9 @@ from collect.modelchat.models import EvalModel, EvalModelKind
 from collect.modelchat.services import modelchat_seat
 from collect.models import Assignment, Campaign, Persona, Room, Worker
 from collect.services.matchmaking import assignment_start, worker_get_or_create
+from retrieval.models import KnowledgeSource
 from tests.collect.conftest import session_cookie
+from tests.duconv.conftest import GOAL, films  # noqa: F401 - the demo film graph fixture
 
 
 @pytest.fixture(autouse=True)
@@ -42,6 +44,16 @@ def mc_campaign(knowledge) -> Campaign:
     )
     Persona.objects.create(campaign=campaign, text="i play the guitar in a small band.", topics=["Guitar", "Blues"])
     return campaign
+
+
+@pytest.fixture
+def dc_campaign(mc_campaign: Campaign, films: KnowledgeSource) -> Campaign:  # noqa: F811 - the imported fixture
+    """The test campaign as the DuConv variant on the demo film graph: every room gets GOAL, and
+    the DuConv agent bot answers."""
+    config = {"models": {"duconv-agent": 2}, "duconv": {"goals": [{"goal": GOAL}]}, "onboarding_attempts": 0}
+    Campaign.objects.filter(pk=mc_campaign.pk).update(slug="mc-duconv", knowledge_source=films, protocol_config=config)
+    mc_campaign.refresh_from_db()
+    return mc_campaign
 
 
 @dataclass

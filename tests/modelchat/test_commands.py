@@ -24,7 +24,7 @@ def test_it_registers_and_updates_an_http_model() -> None:
 def test_it_registers_the_builtins_once() -> None:
     call_command("register_model", "--builtins")
     call_command("register_model", "--builtins")
-    assert sorted(EvalModel.objects.values_list("name", flat=True)) == ["kb-retrieval", "no-knowledge", "tfidf-reply"]
+    assert sorted(EvalModel.objects.values_list("name", flat=True)) == ["duconv-agent", "kb-retrieval", "no-knowledge", "tfidf-reply"]
 
 
 @pytest.mark.parametrize(

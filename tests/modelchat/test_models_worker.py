@@ -1,5 +1,6 @@
 """With a broker, the model's turn runs in a real Celery worker on the `models` queue, which posts
-the reply and broadcasts it over the Redis channel layer to the evaluator's socket (second pass)."""
+the reply and broadcasts it over the Redis channel layer to the evaluator's socket (second pass);
+the DuConv variant's opening too."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from channels.db import database_sync_to_async
 from django.db import connection
 
 from collect.modelchat.models import ModelTurn
 from tests.collect.ws import connect, receive_until, send
+from tests.modelchat.conftest import seat
 
 pytestmark = [
     pytest.mark.services,
@@ -56,3 +59,14 @@ async def test_the_reply_comes_from_the_models_queue(models_worker, dana) -> Non
     turn = await ModelTurn.objects.select_related("message").aget()
     assert turn.message.seq == 2 and turn.error == "" and frame["text"] == turn.message.text
     assert "six strings" in turn.message.text  # the knowledgeable bot's best sentence for the question
+
+
+async def test_the_duconv_opening_comes_from_the_models_queue(models_worker, dc_campaign) -> None:
+    dora = await database_sync_to_async(seat)(dc_campaign, "dora")
+    socket = await connect(f"/ws/room/{dora.room.id}/", dora.cookie)
+    await send(socket, {"type": "sync", "after": 0})
+    frame = await receive_until(socket, "message", timeout=60)
+    await socket.disconnect()
+    turn = await ModelTurn.objects.select_related("message").aget()
+    assert frame["role"] == "wizard" and turn.message.seq == 1 and turn.error == "" and frame["text"] == turn.message.text
+    assert turn.message.knowledge_used == turn.knowledge_used and len(turn.knowledge_used) == 1

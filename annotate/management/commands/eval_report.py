@@ -1,5 +1,6 @@
 """`manage.py eval_report CAMPAIGN [--json]`: a model-chat campaign's results — per model (and
-seen/unseen, and the human control) ratings, Wiki F1, problem rates and latency; rating tests
+seen/unseen, and the human control) ratings, Wiki F1, problem rates, latency and (DuConv) goal
+completion; rating tests
 between models; win rates and the Bradley–Terry leaderboard of its pairwise jobs."""
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ class Command(BaseCommand):
             write(
                 f"  {model:<20} n={row['conversations']:<4} {ratings}  wiki F1 {_fmt(row['wiki_f1']['mean'], 3)}"
                 f"  no-problem turns {_fmt(row['problem_rates'].get('none'))}  median latency {_fmt(row['median_latency_ms'], 0)} ms"
+                + (f"  goal completion {_fmt(row['goal_completion']['mean'])} (n={row['goal_completion']['n']})"
+                   if row["goal_completion"]["n"] else "")
             )
         for test in report["rating_tests"]:
             welch, mwu = test["welch_t"], test["mann_whitney_u"]
