@@ -176,13 +176,15 @@ class Worker:
             self._acked(frame["client_id"], frame["seq"], now, from_ack=True)
         elif kind == "state":
             self.state = frame
-            self.done = frame["status"] in ("complete", "incomplete")
         elif kind == "knowledge":
             self.knowledge = frame
         elif kind == "error":
             self.stats.errors.append(frame["code"])
             if frame.get("client_id") in self.unacked:
                 del self.unacked[frame["client_id"]]  # refused: the driver writes it again
+        # Over once the room has ended and this page has every message: a page that reconnects
+        # after the end gets the ended state on connecting, before its sync's catch-up.
+        self.done = self.state.get("status") in ("complete", "incomplete") and self.last_seq >= self.state.get("last_seq", 0)
         self.changed.set()
 
     def _acked(self, client_id: str, seq: int, now: float, *, from_ack: bool) -> None:

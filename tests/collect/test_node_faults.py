@@ -90,13 +90,18 @@ async def pair_up(name: str, nodes: list[Node], rng: random.Random) -> list[Work
 
 
 async def trial(number: int, nodes: list[Node], rng: random.Random, fault: Callable[[], Awaitable[None]]) -> list[Worker]:
-    """ROOMS_PER_TRIAL dialogues; `fault` strikes at a random moment of them."""
+    """ROOMS_PER_TRIAL dialogues; `fault` strikes at a random moment of them: once the furthest
+    page has seen a random number of messages (short of the last), plus a random fraction of a
+    turn, so that it lands mid-dialogue however fast the machine runs the turns."""
     workers = []
     for room in range(ROOMS_PER_TRIAL):
         workers += await pair_up(f"t{number}r{room}", nodes, rng)
 
     async def strike() -> None:
-        await asyncio.sleep(rng.uniform(0.0, 3.0))
+        seen = rng.randint(1, 2 * TURN_LIMIT - 1)
+        while max(len(worker.stats.received) for worker in workers) < seen:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(rng.uniform(0.0, 0.3))
         await fault()
 
     striker = asyncio.create_task(strike())
@@ -132,7 +137,7 @@ def check(workers: list[Worker]) -> None:
             # Every acknowledged message is stored, under the seq it was acknowledged with.
             assert all(by_client.get(client_id) == seq for client_id, seq in worker.stats.sent.items())
             # Each page got every message exactly once.
-            assert sorted(worker.stats.received) == [m.seq for m in stored]
+            assert sorted(worker.stats.received) == [m.seq for m in stored], (worker.role, worker.stats)
             assert set(worker.stats.received.values()) == {1}, worker.stats.received
         assert len(first.stats.sent) + len(second.stats.sent) == len(stored)
         # No turn without its knowledge; the wizard's checks name sentences it was shown.
