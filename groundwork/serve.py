@@ -1,22 +1,89 @@
-"""`python -m groundwork.serve [daphne options] groundwork.asgi:application`: daphne, with one change.
+"""`python -m groundwork.serve [daphne options] groundwork.asgi:application`: daphne, with oversized
+messages refused instead of fatal.
 
-daphne's websocket layer (autobahn) fails a connection by dropping TCP when a client breaks a
-limit, e.g. a message over --websocket-max-message-size (1 MiB): the client sees close 1006 and no
-reason. Here it closes with the websocket close handshake instead: code 1009 and the reason
-("... exceeds payload limit of 1048576 octets"). Everything else is daphne's own command line."""
+daphne's websocket layer (autobahn) fails a connection whose client sends a message over
+--websocket-max-message-size (1 MiB), and does so by dropping TCP: the page sees close 1006 and no
+reason, and loses its socket for one bad frame. Here such a message is read to its end and thrown
+away, and the page gets the `too_large` error frame that any frame over GROUNDWORK_WS_MAX_FRAME_BYTES
+gets from Groundwork; the socket stays open. Only a message past DISCARD_FACTOR times the limit
+(someone streaming data at the server) still fails the connection, with the websocket close
+handshake: code 1009 and autobahn's reason. Everything else is daphne's own command line."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
+from daphne.ws_protocol import WebSocketProtocol
+
+# Past this many times the limit, a message is not worth reading to its end.
+DISCARD_FACTOR = 64
 
 
-def close_with_handshake(server_class: type[Server]) -> type[Server]:
-    """A subclass of daphne's Server whose websocket factory closes failed connections with a reason."""
+def too_large_frame(limit: int) -> bytes:
+    error = {"type": "error", "code": "too_large", "message": f"Frame is larger than {limit} bytes."}
+    return json.dumps(error).encode()
 
-    class HandshakeServer(server_class):  # type: ignore[misc, valid-type]
+
+class OversizeRefusingProtocol(WebSocketProtocol):
+    """autobahn's message hooks, skipping the data of a message over the limit (nothing of it is
+    kept) and answering it with an error frame when it ends."""
+
+    oversize = False
+
+    def _max_message_size_exceeded(self, msg_size: int, max_msg_size: int, reason: str) -> None:
+        # Called by autobahn for a message (or a frame) over the limit. A compressed message is
+        # checked after inflating, where skipping is not possible: that one fails as before.
+        if getattr(self, "_isMessageCompressed", False) or msg_size > DISCARD_FACTOR * max_msg_size:
+            super()._max_message_size_exceeded(msg_size, max_msg_size, reason)
+            return
+        self.oversize = True
+        self.message_data = []
+
+    def onMessageBegin(self, isBinary: bool) -> None:
+        self.oversize = False
+        super().onMessageBegin(isBinary)
+
+    def onMessageFrameBegin(self, length: int) -> None:
+        if not self.oversize:
+            super().onMessageFrameBegin(length)  # may find the message over the limit
+            return
+        self.frame_data = []
+        self.message_data_total_length += length
+        if self.message_data_total_length > DISCARD_FACTOR * self.maxMessagePayloadSize:
+            self.oversize = False
+            super()._max_message_size_exceeded(
+                self.message_data_total_length, self.maxMessagePayloadSize,
+                f"received WebSocket message size {self.message_data_total_length} exceeds payload limit of "
+                f"{self.maxMessagePayloadSize} octets",
+            )
+
+    def onMessageFrameData(self, payload: bytes) -> None:
+        if not self.oversize:
+            super().onMessageFrameData(payload)
+
+    def onMessageFrameEnd(self) -> None:
+        if self.oversize:
+            self.frame_data = None
+            return
+        super().onMessageFrameEnd()
+
+    def onMessageEnd(self) -> None:
+        if not self.oversize:
+            super().onMessageEnd()
+            return
+        self.oversize = False
+        self.message_data = None
+        self.sendMessage(too_large_frame(self.maxMessagePayloadSize), isBinary=False)
+
+
+def with_frame_limits(server_class: type[Server]) -> type[Server]:
+    """A subclass of daphne's Server whose websocket connections refuse oversized messages with an
+    error frame and close failed connections with the handshake (a code and a reason)."""
+
+    class GroundworkServer(server_class):  # type: ignore[misc, valid-type]
         # daphne builds its websocket factory inside run(); its assignment is the one hook.
         @property
         def ws_factory(self) -> Any:
@@ -25,13 +92,14 @@ def close_with_handshake(server_class: type[Server]) -> type[Server]:
         @ws_factory.setter
         def ws_factory(self, factory: Any) -> None:
             factory.failByDrop = False
+            factory.protocol = OversizeRefusingProtocol
             self.__dict__["_ws_factory"] = factory
 
-    return HandshakeServer
+    return GroundworkServer
 
 
 class GroundworkCommandLine(CommandLineInterface):
-    server_class = close_with_handshake(Server)
+    server_class = with_frame_limits(Server)
 
 
 if __name__ == "__main__":

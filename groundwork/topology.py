@@ -72,7 +72,7 @@ backend daphne
 def procfile(*, node_ports: list[int], out: Path) -> str:
     python, celery = BIN / "python", BIN / "celery"
     haproxy = shutil.which("haproxy") or "haproxy"
-    # groundwork.serve is daphne with a reasoned close for oversized frames; --proxy-headers makes
+    # groundwork.serve is daphne answering oversized frames with an error frame; --proxy-headers makes
     # per-IP rate limits see the client's address (HAProxy adds X-Forwarded-For), not the proxy's.
     lines = [
         f"web{i}: {python} -m groundwork.serve --proxy-headers -b 127.0.0.1 -p {p} groundwork.asgi:application"
