@@ -15,7 +15,7 @@ if not settings.configured:
         INSTALLED_APPS=["channels"],
         CHANNEL_LAYERS={
             "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "BACKEND": "groundwork.channel_layer.ProcessReaderChannelLayer",
                 # The same layer settings as groundwork/settings.py.
                 "CONFIG": {
                     "hosts": [{"address": os.environ["REDIS_URL"], "socket_timeout": None, "max_connections": 1000}],

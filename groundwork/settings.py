@@ -113,7 +113,8 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels_redis's layer, reading each process's queue with one task (channel_layer.py).
+            "BACKEND": "groundwork.channel_layer.ProcessReaderChannelLayer",
             "CONFIG": {
                 # channels_redis 4.3 + redis-py >= 6: the default 5 s socket timeout kills idle
                 # consumers and the pool caps at 100 connections (channels_redis #422).

@@ -1,0 +1,78 @@
+"""The Redis channel layer, with one reader per process for the process's own channels.
+
+channels_redis keeps the messages for all the sockets of one process in one Redis queue (a sorted
+set), and its receive() drains it one message at a time: a lock that every waiting socket competes
+for, then four round trips (restore the in-flight backup, pop, back the message up, clear the
+backup), each of which waits for the busy event loop to come round again. At 1,000 rooms the chat
+processes drained their queues more slowly than messages arrived, and channels_redis dropped group
+messages over its capacity (docs/deployment.md).
+
+Here one task per process and event loop pops up to READ_BATCH messages per round trip (blocking
+only when the queue is empty) and hands each to its socket's buffer; a socket's receive() only
+waits on its buffer. The in-flight backup is left out: it guards a message popped by a receive()
+that is then cancelled, and a message popped here goes straight to an in-memory buffer, which a
+dying process loses either way (the pages then reconnect and catch up). Groups, capacity, expiry
+and sharding are channels_redis's own."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from channels_redis.core import RedisChannelLayer
+
+READ_BATCH = 100
+
+
+class ProcessReaderChannelLayer(RedisChannelLayer):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._readers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        if "!" not in channel:
+            return await super().receive(channel)  # a shared channel: read directly
+        assert self.require_valid_channel_name(channel)
+        self._reader_ensure(self.non_local_name(channel))
+        try:
+            item = await self.receive_buffer[channel].get()
+        except asyncio.CancelledError:
+            # The consumer is going away: nothing reads this buffer any more.
+            self.receive_buffer.pop(channel, None)
+            raise
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def _reader_ensure(self, real_channel: str) -> None:
+        loop = asyncio.get_running_loop()
+        reader = self._readers.get(loop)
+        if reader is None or reader.done():
+            for old in [known for known in self._readers if known.is_closed()]:
+                del self._readers[old]
+            self._readers[loop] = loop.create_task(self._read(real_channel))
+
+    async def _read(self, real_channel: str) -> None:
+        key = self.prefix + real_channel
+        connection = self.connection(self.consistent_hash(real_channel))
+        while True:
+            try:
+                popped = await connection.zpopmin(key, READ_BATCH)
+                if not popped:
+                    waited = await connection.bzpopmin(key, timeout=self.brpop_timeout)
+                    popped = [(waited[1], waited[2])] if waited else []
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                # Redis went away: every socket of this process gets the error (its consumer ends
+                # and the page reconnects and resyncs, as with channels_redis's own receive). The
+                # next receive() starts a new reader.
+                for buffer in list(self.receive_buffer.values()):
+                    buffer.put_nowait(error)
+                return
+            for content, _ in popped:
+                message = self.deserialize(content)
+                # One copy per Redis queue: the channels of this process it is for ride along.
+                targets = message.pop("__asgi_channel__", real_channel)
+                for target in targets if isinstance(targets, list) else [targets]:
+                    self.receive_buffer[target].put_nowait(message)

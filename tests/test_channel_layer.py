@@ -1,0 +1,59 @@
+"""The Redis channel layer's one-reader-per-process receive (groundwork/channel_layer.py), against a
+real Redis (second CI pass only): every socket gets its own messages, in order, however many
+sockets wait at once; a socket that stops reading does not hold the others up; and when Redis goes
+away every waiting socket is told."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+
+import pytest
+
+from groundwork.channel_layer import ProcessReaderChannelLayer
+
+pytestmark = [pytest.mark.services, pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")]
+
+
+def layer(url: str | None = None) -> ProcessReaderChannelLayer:
+    return ProcessReaderChannelLayer(hosts=[{"address": url or os.environ["REDIS_URL"], "socket_timeout": None}], capacity=1500)
+
+
+async def test_every_socket_gets_its_own_group_messages_in_order() -> None:
+    channels = layer()
+    names = [await channels.new_channel() for _ in range(300)]
+    groups = [f"t{uuid.uuid4().hex}.{i}" for i in range(150)]
+    for i, name in enumerate(names):
+        await channels.group_add(groups[i // 2], name)  # rooms of two
+
+    async def read(name: str, count: int) -> list[int]:
+        return [(await channels.receive(name))["n"] for _ in range(count)]
+
+    readers = [asyncio.create_task(read(name, 5)) for name in names]
+    for n in range(5):
+        for group in groups:
+            await channels.group_send(group, {"type": "t", "n": n, "group": group})
+    got = await asyncio.wait_for(asyncio.gather(*readers), 30)
+    assert got == [[0, 1, 2, 3, 4]] * len(names)
+    await channels.flush()
+
+
+async def test_a_socket_that_stops_reading_does_not_hold_up_the_others() -> None:
+    channels = layer()
+    idle, busy = await channels.new_channel(), await channels.new_channel()
+    for n in range(20):
+        await channels.send(idle, {"type": "t", "n": n})
+    await channels.send(busy, {"type": "t", "n": 99})
+    assert (await asyncio.wait_for(channels.receive(busy), 10))["n"] == 99
+    assert (await asyncio.wait_for(channels.receive(idle), 10))["n"] == 0
+    await channels.flush()
+
+
+async def test_waiting_sockets_are_told_when_redis_cannot_be_reached() -> None:
+    channels = layer("redis://127.0.0.1:1/0")  # nothing listens there
+    names = [await channels.new_channel() for _ in range(3)]
+    results = await asyncio.wait_for(
+        asyncio.gather(*(channels.receive(name) for name in names), return_exceptions=True), 30
+    )
+    assert all(isinstance(result, Exception) for result in results), results
