@@ -171,3 +171,23 @@ def test_the_limit_holds_across_processes(settings) -> None:
     assert other.stdout.strip() == "[True, True, True]", other.stderr
     limited = rate_check("joins", ip=AWAY)
     assert limited is not None and limited.rule == "joins" and limited.who == "ip"
+
+
+@pytest.mark.services
+def test_across_processes_a_key_overshoots_by_at_most_its_local_share(settings) -> None:
+    """Each process counts the first quarter of a limit in its own memory; past it, in Redis, with
+    what it kept back. Another process spends the whole budget of 8; this one then gets its local
+    share (2) and not one event more."""
+    if not settings.REDIS_URL:
+        pytest.skip("needs REDIS_URL")
+    from collect.ratelimit import rate_check
+
+    limits(settings, joins={"ip": (8, LONG)})
+    code = (
+        "import django; django.setup(); from collect.ratelimit import rate_check\n"
+        f"print([rate_check('joins', ip='{AWAY}') is None for _ in range(9)])"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "groundwork.settings", "GROUNDWORK_RATE_LIMITS": f"joins.ip=8/{LONG}"}
+    other = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert other.stdout.strip() == "[True, True, True, True, True, True, True, True, False]", other.stderr
+    assert [rate_check("joins", ip=AWAY) is None for _ in range(4)] == [True, True, False, False]
