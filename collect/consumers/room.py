@@ -140,7 +140,7 @@ class RoomConsumer(GroundworkConsumer):
             modelchat_relay.reply_if_owed(room_id=self.room_id)
         self.synced = True
         # The partner may lack what this member has (a broadcast lost with a dead process).
-        await self.broadcast({"type": "room.catchup", "last_seq": self.top()})
+        await self.broadcast({"type": "room.catchup", "last_seq": self.top(), "from": self.channel_name})
 
     def top(self) -> int:
         return max(self.base, max(self.sent, default=0))
@@ -192,7 +192,7 @@ class RoomConsumer(GroundworkConsumer):
                 modelchat_relay.reply_soon(room_id=self.room_id, seq=message.seq)
         else:
             # A resend: the first attempt may have died between its commit and its broadcast.
-            await self.broadcast({"type": "room.catchup", "last_seq": message.seq})
+            await self.broadcast({"type": "room.catchup", "last_seq": message.seq, "from": self.channel_name})
         if not needs_knowledge or knowledge.knowledge_in_celery():
             return
         try:
@@ -263,8 +263,15 @@ class RoomConsumer(GroundworkConsumer):
         await self.send_state(event["snapshot"])
 
     async def room_catchup(self, event: dict[str, Any]) -> None:
-        if self.synced and self.lacks(event["last_seq"]):
+        """Another member synced after a reconnect (or resent a message): what it broadcast before
+        may have been lost with a process or with Redis, a message or a change of state (its rating
+        ending the room). The messages this socket lacks are sent, or else the current state."""
+        if not self.synced or event.get("from") == self.channel_name:
+            return  # its own: this socket has just been brought up to date
+        if self.lacks(event["last_seq"]):
             await self.catch_up(self.base)
+        else:
+            await self.send_state()
 
     async def room_state(self, event: dict[str, Any]) -> None:
         await self.send_state(event["snapshot"])

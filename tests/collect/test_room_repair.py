@@ -117,3 +117,17 @@ def test_the_sweep_retrieves_for_messages_a_dead_process_left_without_knowledge(
     assert knowledge.messages_missing_knowledge() == []
     [passages] = Message.objects.filter(room=chatting.room).values_list("retrieved_passages", flat=True)
     assert list(passages[0]) in (["Blues"], ["Jazz"])
+
+
+async def test_a_partner_who_missed_a_change_of_state_gets_it_when_the_other_syncs(chatting: PairedRoom) -> None:
+    await database_sync_to_async(Room.objects.filter(pk=chatting.room.pk).update)(status="rating")
+    wizard, apprentice = await synced(chatting, chatting.wizard), await synced(chatting, chatting.apprentice)
+    # The apprentice's rating ends the room; its process dies before the broadcast.
+    await database_sync_to_async(rooms.rating_submit)(
+        room_id=chatting.room.id, assignment=chatting.apprentice.assignment, frame={"type": "rate", "rating": 4}
+    )
+    await apprentice.disconnect()
+    again = await synced(chatting, chatting.apprentice)
+    assert (await receive_until(wizard, "state"))["status"] == "complete"
+    await wizard.disconnect()
+    await again.disconnect()
