@@ -12,7 +12,13 @@ only when the queue is empty) and hands each to its socket's buffer; a socket's 
 waits on its buffer. The in-flight backup is left out: it guards a message popped by a receive()
 that is then cancelled, and a message popped here goes straight to an in-memory buffer, which a
 dying process loses either way (the pages then reconnect and catch up). Groups, capacity, expiry
-and sharding are channels_redis's own."""
+and sharding are channels_redis's own.
+
+A Redis that restarts without its data loses every group membership, and redis-py reconnects
+without a word: the sockets would stay open but hear nothing from their rooms. So the reader keeps
+a marker key of its own in Redis and checks it every MARKER_CHECK_S; once it is gone, Redis is
+treated as having gone away: every socket of the process gets the error, and the pages reconnect,
+join their groups again and catch up."""
 
 from __future__ import annotations
 
@@ -22,6 +28,12 @@ from typing import Any
 from channels_redis.core import RedisChannelLayer
 
 READ_BATCH = 100
+MARKER_CHECK_S = 2.0
+MARKER_TTL_S = 3600
+
+
+class RedisLostData(ConnectionError):
+    """Redis answers, but without the data it had (a restart without persistence, a failover)."""
 
 
 class ProcessReaderChannelLayer(RedisChannelLayer):
@@ -54,12 +66,18 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
 
     async def _read(self, real_channel: str) -> None:
         key = self.prefix + real_channel
+        marker = f"{self.prefix}marker.{real_channel}"
         connection = self.connection(self.consistent_hash(real_channel))
+        loop = asyncio.get_running_loop()
+        checked: float | None = None
         while True:
             try:
+                if checked is None or loop.time() - checked >= MARKER_CHECK_S:
+                    await self._marker_check(connection, marker, first=checked is None)
+                    checked = loop.time()
                 popped = await connection.zpopmin(key, READ_BATCH)
                 if not popped:
-                    waited = await connection.bzpopmin(key, timeout=self.brpop_timeout)
+                    waited = await connection.bzpopmin(key, timeout=min(self.brpop_timeout, MARKER_CHECK_S))
                     popped = [(waited[1], waited[2])] if waited else []
             except asyncio.CancelledError:
                 raise
@@ -76,3 +94,10 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
                 targets = message.pop("__asgi_channel__", real_channel)
                 for target in targets if isinstance(targets, list) else [targets]:
                     self.receive_buffer[target].put_nowait(message)
+
+    @staticmethod
+    async def _marker_check(connection: Any, marker: str, *, first: bool) -> None:
+        if first:
+            await connection.set(marker, 1, ex=MARKER_TTL_S)
+        elif not await connection.expire(marker, MARKER_TTL_S):  # 0: the key is gone
+            raise RedisLostData("Redis lost its data (restarted or failed over): this process's groups are gone")

@@ -57,3 +57,28 @@ async def test_waiting_sockets_are_told_when_redis_cannot_be_reached() -> None:
         asyncio.gather(*(channels.receive(name) for name in names), return_exceptions=True), 30
     )
     assert all(isinstance(result, Exception) for result in results), results
+
+
+async def test_waiting_sockets_are_told_when_redis_comes_back_without_its_data(monkeypatch) -> None:
+    """A Redis restarted without persistence answers again at once, but every group is gone: the
+    reader's marker key is gone with them, and the sockets are told as if Redis had gone away."""
+    import redis.asyncio
+
+    from groundwork import channel_layer
+
+    monkeypatch.setattr(channel_layer, "MARKER_CHECK_S", 0.2)
+    channels = layer()
+    name = await channels.new_channel()
+    waiting = asyncio.create_task(channels.receive(name))
+    await asyncio.sleep(0.5)  # the reader is running and has set its marker
+    client = redis.asyncio.Redis.from_url(os.environ["REDIS_URL"])
+    markers = [key async for key in client.scan_iter(match=f"{channels.prefix}marker.{channels.non_local_name(name)}")]
+    assert len(markers) == 1
+    await client.delete(*markers)
+    await client.aclose()
+    with pytest.raises(channel_layer.RedisLostData):
+        await asyncio.wait_for(waiting, 10)
+    # A socket that receives afterwards gets a new reader, which works.
+    await channels.send(name, {"type": "t", "n": 1})
+    assert (await asyncio.wait_for(channels.receive(name), 10))["n"] == 1
+    await channels.flush()
