@@ -105,9 +105,21 @@ async def trial(number: int, nodes: list[Node], rng: random.Random, fault: Calla
         await fault()
 
     striker = asyncio.create_task(strike())
-    await asyncio.wait_for(asyncio.gather(*(worker.chat() for worker in workers)), timeout=180)
+    try:
+        await asyncio.wait_for(asyncio.gather(*(worker.chat() for worker in workers)), timeout=180)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"trial {number}: a dialogue stalled: " + "; ".join(stalled(w) for w in workers)) from None
     await striker
     return workers
+
+
+def stalled(worker: Worker) -> str:
+    state = worker.state
+    return (
+        f"{worker.name} {worker.role} status={state.get('status')} state_last_seq={state.get('last_seq')} "
+        f"your_turn={state.get('your_turn')} last_seq={worker.last_seq} unacked={len(worker.unacked)} "
+        f"knowledge_after={worker.knowledge.get('after_seq')} reconnects={worker.stats.reconnects} errors={worker.stats.errors}"
+    )
 
 
 def run_trials(count: int, nodes: list[Node], rng: random.Random, fault: Callable[[], Awaitable[None]]) -> int:
