@@ -148,66 +148,81 @@ def _script_async() -> Any:
 
 
 
-def _local_first(counters: list[tuple[str, str, int, int]], keys: list[tuple[str, int]]) -> tuple[list[int], dict[int, int]]:
-    """Count the event in this process; (the local counts, {counter index: amount to add in Redis})
-    for the keys past their local share: the events kept back so far with the first, 1 after."""
+@dataclass
+class _Event:
+    """One event, counted in this process (in the embedded mode, its only count). `shared`: for the
+    counters past their local share, {index: amount still to add in Redis}."""
+
+    rule: str
+    counters: list[tuple[str, str, int, int]]
+    counts: list[int]
+    shared: dict[int, int]
+    now: float
+
+    def script_call(self) -> dict[str, list[Any]]:
+        args: list[Any] = []
+        for i, added in self.shared.items():
+            args += [added, self.counters[i][3] + 1]
+        return {"keys": [self.counters[i][0] for i in self.shared], "args": args}
+
+    def verdict(self, totals: list[int] | None = None) -> Limited | None:
+        """The refusal, if any, with Redis's totals for the shared counters."""
+        for i, total in zip(self.shared, totals or []):
+            self.counts[i] = int(total)
+        return _verdict(self.rule, self.counters, self.counts, self.now)
+
+
+def _counted(rule: str, *, worker: Any, ip: str | None) -> _Event | None:
+    """Count the event in this process; None when no limit applies to it. With Redis, the counters
+    past their local share are to be added there: the events kept back so far with the first, 1 after."""
+    now = time.time()
+    counters = _counters(rule, worker=worker, ip=ip, now=now)
+    if not counters:
+        return None
+    keys = [(key, window) for key, _, _, window in counters]
+    if not settings.REDIS_URL:
+        return _Event(rule, counters, _memory.incr(keys), {}, now)
     counts = _local.incr(keys)
     shared = {}
     for i, ((_, _, limit, _), count) in enumerate(zip(counters, counts)):
         share = int(limit * LOCAL_SHARE)
         if count > share:
             shared[i] = count if count == share + 1 else 1
-    return counts, shared
+    return _Event(rule, counters, counts, shared, now)
 
 
-def _script_call(counters: list[tuple[str, str, int, int]], shared: dict[int, int]) -> dict[str, list[Any]]:
-    args: list[Any] = []
-    for i, added in shared.items():
-        args += [added, counters[i][3] + 1]
-    return {"keys": [counters[i][0] for i in shared], "args": args}
-
-
-def _shared_into(counts: list[int], shared: dict[int, int], totals: list[int]) -> None:
-    for i, total in zip(shared, totals):
-        counts[i] = int(total)
+def _fail_open(error: Exception) -> None:
+    log.warning("rate limits off for this event: Redis did not answer (%r)", error)
 
 
 def rate_check(rule: str, *, worker: Any = None, ip: str | None = None) -> Limited | None:
     """Counts one event of `rule` for the worker and the IP; the refusal if either is over its limit."""
-    now = time.time()
-    counters = _counters(rule, worker=worker, ip=ip, now=now)
-    if not counters:
+    event = _counted(rule, worker=worker, ip=ip)
+    if event is None:
         return None
-    keys = [(key, window) for key, _, _, window in counters]
-    if not settings.REDIS_URL:
-        return _verdict(rule, counters, _memory.incr(keys), now)
-    counts, shared = _local_first(counters, keys)
-    if shared:
-        try:
-            _shared_into(counts, shared, _script_sync()(**_script_call(counters, shared)))
-        except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
-            log.warning("rate limits off for this event: Redis did not answer (%r)", error)
-            return None
-    return _verdict(rule, counters, counts, now)
+    if not event.shared:
+        return event.verdict()
+    try:
+        totals = _script_sync()(**event.script_call())
+    except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
+        _fail_open(error)
+        return None
+    return event.verdict(totals)
 
 
 async def arate_check(rule: str, *, worker: Any = None, ip: str | None = None) -> Limited | None:
     """rate_check for consumers, without leaving the event loop."""
-    now = time.time()
-    counters = _counters(rule, worker=worker, ip=ip, now=now)
-    if not counters:
+    event = _counted(rule, worker=worker, ip=ip)
+    if event is None:
         return None
-    keys = [(key, window) for key, _, _, window in counters]
-    if not settings.REDIS_URL:
-        return _verdict(rule, counters, _memory.incr(keys), now)
-    counts, shared = _local_first(counters, keys)
-    if shared:
-        try:
-            _shared_into(counts, shared, await _script_async()(**_script_call(counters, shared)))
-        except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
-            log.warning("rate limits off for this event: Redis did not answer (%r)", error)
-            return None
-    return _verdict(rule, counters, counts, now)
+    if not event.shared:
+        return event.verdict()
+    try:
+        totals = await _script_async()(**event.script_call())
+    except Exception as error:  # noqa: BLE001 - fail open, see the module docstring
+        _fail_open(error)
+        return None
+    return event.verdict(totals)
 
 
 def rate_limits_reset() -> None:
