@@ -3,45 +3,28 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from retrieval.models import KnowledgeSource
 from retrieval.tasks import build_index
 from tests.conftest import import_articles
+from tests.services import celery_worker, needs_broker, child_database_url
 
 pytestmark = [
     pytest.mark.services,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not (os.environ.get("CELERY_BROKER_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
-        reason="needs CELERY_BROKER_URL and a PostgreSQL DATABASE_URL",
-    ),
+    needs_broker,
 ]
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
 def index_worker(index_dir: Path):
-    db = connection.settings_dict
-    env = {
-        **os.environ,
-        # The worker must see the test database and the test's index folder.
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "GROUNDWORK_INDEX_DIR": str(index_dir),
-    }
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "groundwork", "worker", "-Q", "index", "--pool", "solo", "--loglevel", "WARNING"],
-        cwd=ROOT,
-        env=env,
-    )
-    yield worker
-    worker.terminate()
-    worker.wait(timeout=30)
+    # The worker must see the test database and the test's index folder.
+    env = {**os.environ, "DATABASE_URL": child_database_url(), "GROUNDWORK_INDEX_DIR": str(index_dir)}
+    with celery_worker("-Q", "index", "--pool", "solo", "--loglevel", "WARNING", env=env) as worker:
+        yield worker
 
 
 def test_it_builds_an_index_on_the_index_queue(tmp_path: Path, index_dir: Path, index_worker) -> None:

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from django.db import connection
+from tests.services import child_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 90
@@ -25,16 +25,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def node_database_url() -> str:
-    db = connection.settings_dict
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 def node_env(index_dir: Path, **extra: str) -> dict[str, str]:
     return {
         **os.environ,
-        "DATABASE_URL": f"{node_database_url()}?application_name={NODE_APPLICATION}",
+        "DATABASE_URL": f"{child_database_url()}?application_name={NODE_APPLICATION}",
         "SECRET_KEY": os.environ.get("SECRET_KEY") or "fault-tests-only-secret-key-of-enough-length-0123456789",
         "GROUNDWORK_INDEX_DIR": str(index_dir),
         # The fault tests measure the room, not the rate limit; retrieval runs in the chat process.

@@ -4,9 +4,6 @@ retrieves for a message a dead process left without knowledge. Second CI pass on
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,31 +17,22 @@ from collect.tasks import knowledge_sweep
 from tests.collect.conftest import PairedRoom, make_room
 from tests.collect.nodes import node_env
 from tests.collect.ws import connect, receive_until, send
+from tests.services import celery_worker, needs_broker
 
 pytestmark = [
     pytest.mark.services,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not (os.environ.get("CELERY_BROKER_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
-        reason="needs CELERY_BROKER_URL and a PostgreSQL DATABASE_URL",
-    ),
+    needs_broker,
 ]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def worker(campaign, index_dir: Path, tmp_path: Path, settings):
     settings.KNOWLEDGE_MODE = "celery"
-    log = (tmp_path / "worker.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "groundwork", "worker", "-Q", "default,rerank", "--pool", "solo",
-         "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env={**node_env(index_dir), "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery"},
-        stdout=log, stderr=subprocess.STDOUT,
-    )
-    yield process
-    process.terminate()
-    process.wait(timeout=30)
+    env = {**node_env(index_dir), "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery"}
+    options = ("-Q", "default,rerank", "--pool", "solo", "--loglevel", "WARNING", "--without-gossip", "--without-mingle")
+    with (tmp_path / "worker.log").open("wb") as log, celery_worker(*options, env=env, log=log) as process:
+        yield process
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from django.db import connection
 
 from collect.models import Campaign, Message, Persona, Room, RoomStatus
 from collect.netclient import Worker
-from tests.collect.nodes import NODE_APPLICATION, Node, RedisServer, node_env, node_database_url
+from tests.collect.nodes import NODE_APPLICATION, Node, RedisServer, node_env
+from tests.services import child_database_url
 
 pytestmark = [
     pytest.mark.services,
@@ -194,7 +195,7 @@ def test_a_redis_restart_mid_dialogue_loses_nothing(nodes_on_own_redis: list[Nod
 def terminate_backends(database: str) -> int:
     """Cut every connection the server processes hold to the test database (as a failover would);
     how many were cut."""
-    with psycopg.connect(node_database_url().replace(f"/{database}", "/postgres"), autocommit=True) as admin:
+    with psycopg.connect(child_database_url().replace(f"/{database}", "/postgres"), autocommit=True) as admin:
         rows = admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND application_name = %s",
             [database, NODE_APPLICATION],

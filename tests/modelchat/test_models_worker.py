@@ -5,46 +5,29 @@ the DuConv variant's opening too."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connection
 
 from collect.modelchat.models import ModelTurn
 from tests.collect.ws import connect, receive_until, send
 from tests.modelchat.conftest import seat
+from tests.services import celery_worker, needs_broker, child_database_url
 
 pytestmark = [
     pytest.mark.services,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not (os.environ.get("CELERY_BROKER_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
-        reason="needs CELERY_BROKER_URL and a PostgreSQL DATABASE_URL",
-    ),
+    needs_broker,
 ]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def models_worker(settings, index_dir: Path):
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    db = connection.settings_dict
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "GROUNDWORK_INDEX_DIR": str(index_dir),
-    }
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "groundwork", "worker", "-Q", "models", "--pool", "threads",
-         "--concurrency", "2", "--loglevel", "WARNING"],
-        cwd=ROOT, env=env,
-    )
-    yield worker
-    worker.terminate()
-    worker.wait(timeout=30)
+    env = {**os.environ, "DATABASE_URL": child_database_url(), "GROUNDWORK_INDEX_DIR": str(index_dir)}
+    with celery_worker("-Q", "models", "--pool", "threads", "--concurrency", "2", "--loglevel", "WARNING", env=env) as worker:
+        yield worker
 
 
 async def test_the_reply_comes_from_the_models_queue(models_worker, dana) -> None:
