@@ -67,13 +67,11 @@ def message_extras(message: Message, protocol_name: str) -> dict[str, dict[str, 
     return {role: protocol.message_event_extra(message, role) for role in protocol.roles}
 
 
-def messages_after(*, room_id: Any, after: int, role: str, upto: int | None = None) -> list[dict[str, Any]]:
-    """The messages after seq `after` (up to seq `upto` if given), as `role` sees them."""
+def messages_after(*, room_id: Any, after: int, upto: int, role: str) -> list[dict[str, Any]]:
+    """The messages with seqs after `after` and up to `upto`, as `role` sees them."""
     room = Room.objects.select_related("campaign").get(pk=room_id)
     protocol = get_protocol(room.campaign.protocol)
-    messages = Message.objects.filter(room_id=room_id, seq__gt=after).order_by("seq")
-    if upto is not None:
-        messages = messages.filter(seq__lte=upto)
+    messages = Message.objects.filter(room_id=room_id, seq__gt=after, seq__lte=upto).order_by("seq")
     return [{**message_event(m), **protocol.message_event_extra(m, role)} for m in messages]
 
 

@@ -3,8 +3,8 @@ node that dies leaves its members' `last_seen` to age, and the sweep (any proces
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import Q
