@@ -23,8 +23,31 @@ class Bar:
         return self.x + self.width
 
 
+class PlotArea:
+    """The right and bottom edges of a chart's plot area, from its left, top and size."""
+
+    left: float
+    top: float
+    plot_width: float
+    plot_height: float
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.plot_height
+
+    @property
+    def right(self) -> float:
+        return self.left + self.plot_width
+
+
+def nice_step(value: float) -> float:
+    """The smallest 1, 2, 2.5 or 5 × a power of ten that is at least `value` (> 0): axis steps and tops."""
+    magnitude = 10 ** math.floor(math.log10(value))
+    return next(step * magnitude for step in (1, 2, 2.5, 5, 10) if value <= step * magnitude)
+
+
 @dataclass
-class Chart:
+class Chart(PlotArea):
     title: str
     width: int
     height: int
@@ -38,23 +61,9 @@ class Chart:
     plot_width: float = 0.0
     plot_height: float = 0.0
 
-    @property
-    def bottom(self) -> float:
-        return self.top + self.plot_height
-
-    @property
-    def right(self) -> float:
-        return self.left + self.plot_width
-
 
 def _nice_max(value: float) -> float:
-    if value <= 0:
-        return 1.0
-    magnitude = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
-        if value <= step * magnitude:
-            return step * magnitude
-    return 10 * magnitude
+    return nice_step(value) if value > 0 else 1.0
 
 
 def _tick_text(value: float) -> str:

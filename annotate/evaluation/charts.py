@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from collect.charts import PlotArea, nice_step
+
 
 @dataclass(frozen=True)
 class IntervalRow:
@@ -20,7 +22,7 @@ class IntervalRow:
 
 
 @dataclass
-class IntervalChart:
+class IntervalChart(PlotArea):
     title: str
     width: int
     height: int
@@ -32,19 +34,9 @@ class IntervalChart:
     rows: list[IntervalRow] = field(default_factory=list)
     ticks: list[tuple[float, str]] = field(default_factory=list)
 
-    @property
-    def bottom(self) -> float:
-        return self.top + self.plot_height
-
-    @property
-    def right(self) -> float:
-        return self.left + self.plot_width
-
 
 def _step(span: float) -> float:
-    raw = span / 4 if span > 0 else 1.0
-    magnitude = 10 ** math.floor(math.log10(raw))
-    return next(s * magnitude for s in (1, 2, 2.5, 5, 10) if raw <= s * magnitude)
+    return nice_step(span / 4 if span > 0 else 1.0)
 
 
 def interval_chart(
