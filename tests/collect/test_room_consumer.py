@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+from datetime import timedelta
+
 import pytest
 from channels.db import database_sync_to_async
+from django.utils import timezone
 
+from collect.lifecycle import heartbeats
 from collect.models import Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols import wow
 from tests.collect.conftest import PairedRoom, make_room, session_cookie
@@ -336,3 +341,22 @@ async def test_a_late_disconnect_of_an_old_socket_does_not_mark_a_present_member
         pass
     for communicator in (wizard,):
         await communicator.disconnect()
+
+
+async def test_pings_are_stamped_on_the_member_in_one_batched_write(paired: PairedRoom, monkeypatch) -> None:
+    monkeypatch.setattr(heartbeats, "FLUSH_SECONDS", 0.2)
+    apprentice = await join(paired, paired.apprentice)
+    long_ago = timezone.now() - timedelta(hours=1)
+    await database_sync_to_async(Assignment.objects.filter(pk=paired.apprentice.assignment.pk).update)(last_seen=long_ago)
+    await send(apprentice, {"type": "ping"})
+    await receive_until(apprentice, "pong")
+    # Not on the ping itself: with the flush.
+    seen = await database_sync_to_async(Assignment.objects.values_list("last_seen", flat=True).get)(pk=paired.apprentice.assignment.pk)
+    assert seen == long_ago
+    for _ in range(50):
+        seen = await database_sync_to_async(Assignment.objects.values_list("last_seen", flat=True).get)(pk=paired.apprentice.assignment.pk)
+        if seen > long_ago:
+            break
+        await asyncio.sleep(0.1)
+    assert seen > timezone.now() - timedelta(minutes=1)
+    await apprentice.disconnect()
