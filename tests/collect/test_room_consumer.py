@@ -347,7 +347,8 @@ async def test_pings_are_stamped_on_the_member_in_one_batched_write(paired: Pair
     monkeypatch.setattr(heartbeats, "FLUSH_SECONDS", 0.2)
     apprentice = await join(paired, paired.apprentice)
     long_ago = timezone.now() - timedelta(hours=1)
-    await database_sync_to_async(Assignment.objects.filter(pk=paired.apprentice.assignment.pk).update)(last_seen=long_ago)
+    members = [paired.apprentice.assignment.pk, paired.wizard.assignment.pk]
+    await database_sync_to_async(Assignment.objects.filter(pk__in=members).update)(last_seen=long_ago)
     await send(apprentice, {"type": "ping"})
     await receive_until(apprentice, "pong")
     # Not on the ping itself: with the flush.
@@ -359,4 +360,7 @@ async def test_pings_are_stamped_on_the_member_in_one_batched_write(paired: Pair
             break
         await asyncio.sleep(0.1)
     assert seen > timezone.now() - timedelta(minutes=1)
+    # Only the member who was heard from.
+    silent = await database_sync_to_async(Assignment.objects.values_list("last_seen", flat=True).get)(pk=paired.wizard.assignment.pk)
+    assert silent == long_ago
     await apprentice.disconnect()
