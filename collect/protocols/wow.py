@@ -39,7 +39,10 @@ class WizardOfWikipedia(Protocol):
         return room
 
     def snapshot_extra(self, room: Room) -> dict[str, Any]:
-        persona = {"text": room.persona.text, "topics": topic_options(room)} if room.persona_id else None
+        # The persona matters only while the topic is chosen: not read (nor relayed with every
+        # message) after that.
+        choosing = room.status == RoomStatus.CHOOSING_TOPIC
+        persona = {"text": room.persona.text, "topics": topic_options(room)} if choosing and room.persona_id else None
         return {"topic": room.topic, "persona": persona}
 
     def state_for_role(self, snapshot: dict[str, Any], role: str) -> dict[str, Any]:
