@@ -14,7 +14,6 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from celery import shared_task
-from channels.layers import get_channel_layer
 
 from collect import selectors
 from collect.lifecycle.notify import sweep_notify
@@ -22,6 +21,7 @@ from collect.lifecycle.sweep import sweep_run
 from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import knowledge, panels, rooms
+from groundwork.layer_publish import group_send
 from retrieval.rankers.config import ranker_config
 from retrieval.rerank import passages_rank
 from retrieval.services import IndexNotBuilt
@@ -35,7 +35,7 @@ SWEEP_AFTER_SECONDS = 20.0
 def _publish(room_id: Any, role: str, frame: dict[str, Any]) -> None:
     # The same event the chat consumer broadcasts itself in the in-process mode.
     group = f"room.{room_id}"
-    async_to_sync(get_channel_layer().group_send)(group, {"type": "room.knowledge", "role": role, "knowledge": frame})
+    group_send(group, {"type": "room.knowledge", "role": role, "knowledge": frame})
 
 
 # acks_late + reject_on_worker_lost: a worker killed mid-task leaves the task on the queue.
@@ -45,21 +45,20 @@ def _publish(room_id: Any, role: str, frame: dict[str, Any]) -> None:
 def message_knowledge(self: Any, message_id: int) -> int:
     """Retrieve for one message and publish the room's knowledge frames; returns how many."""
     try:
-        frames = rooms.message_after(message_id=message_id)
+        after = rooms.message_after(message_id=message_id)
     except Message.DoesNotExist:
         return 0
     except IndexNotBuilt as error:
         log.error("message %s: %s", message_id, error)
         return 0
-    room_id, protocol_name = Message.objects.filter(pk=message_id).values_list("room_id", "room__campaign__protocol").get()
-    reranks = get_protocol(protocol_name).reranks_knowledge
-    for role, frame in frames.items():
+    reranks = get_protocol(after.protocol).reranks_knowledge
+    for role, frame in after.knowledge.items():
         if frame is None:
             continue
-        _publish(room_id, role, frame)
+        _publish(after.room_id, role, frame)
         if reranks and frame.get("type") == "knowledge" and frame["passages"]:
-            knowledge_rerank.apply_async(args=(str(room_id), role, frame), expires=ranker_config().timeout_s)
-    return len(frames)
+            knowledge_rerank.apply_async(args=(str(after.room_id), role, frame), expires=ranker_config().timeout_s)
+    return len(after.knowledge)
 
 
 @shared_task(ignore_result=True)

@@ -82,3 +82,24 @@ async def test_waiting_sockets_are_told_when_redis_comes_back_without_its_data(m
     await channels.send(name, {"type": "t", "n": 1})
     assert (await asyncio.wait_for(channels.receive(name), 10))["n"] == 1
     await channels.flush()
+
+
+async def test_sends_from_task_code_reuse_their_redis_connections() -> None:
+    """Celery tasks publish knowledge frames from synchronous code (groundwork/layer_publish.py):
+    many sends arrive in order and open a connection or two, not one each."""
+    import redis
+
+    from groundwork import layer_publish
+
+    channels = layer()
+    name = await channels.new_channel()
+    group = f"t{uuid.uuid4().hex}"
+    await channels.group_add(group, name)
+    server = redis.Redis.from_url(os.environ["REDIS_URL"])
+    opened = server.info("stats")["total_connections_received"]
+    for n in range(20):
+        await asyncio.to_thread(layer_publish.group_send, group, {"type": "t", "n": n}, layer=channels)
+    assert server.info("stats")["total_connections_received"] - opened <= 5
+    got = [(await asyncio.wait_for(channels.receive(name), 10))["n"] for _ in range(20)]
+    assert got == list(range(20))
+    await channels.group_discard(group, name)  # not flush(): some of its connections live on the sender's loop

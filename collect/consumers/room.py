@@ -196,11 +196,11 @@ class RoomConsumer(GroundworkConsumer):
         if not needs_knowledge or knowledge.knowledge_in_celery():
             return
         try:
-            frames = await _off_loop(rooms.message_after)(message_id=message.pk)
+            after = await _off_loop(rooms.message_after)(message_id=message.pk)
         except IndexNotBuilt:
             log.error("room %s: no knowledge index for its source; no retrieved knowledge", self.room_id)
             return
-        await self.broadcast_knowledge(frames)
+        await self.broadcast_knowledge(after.knowledge)
 
     async def on_end(self, frame: dict[str, Any]) -> None:
         await database_sync_to_async(rooms.chat_end)(room_id=self.room_id, assignment=self.member)

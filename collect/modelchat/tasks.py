@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from celery import shared_task
-from channels.layers import get_channel_layer
 
 from collect.modelchat.turns import model_turn_after, model_turn_take
+from groundwork.layer_publish import group_send
 
 
 @shared_task(ignore_result=True)  # sent from the chat processes: see collect.tasks
@@ -17,6 +16,6 @@ def model_turn(room_id: str, after_seq: int) -> bool:
     event: dict[str, Any] | None = model_turn_take(room_id=room_id, after_seq=after_seq)
     if event is None:
         return False
-    async_to_sync(get_channel_layer().group_send)(f"room.{room_id}", event)
+    group_send(f"room.{room_id}", event)
     model_turn_after(room_id=room_id, seq=event["message"]["seq"])
     return True

@@ -66,5 +66,5 @@ def room_knowledge_repair(*, room_id: Any) -> dict[str, dict[str, Any]]:
         if knowledge_in_celery():
             knowledge_dispatch(message_id=message_id)
         else:
-            knowledge.update(rooms.message_after(message_id=message_id))
+            knowledge.update(rooms.message_after(message_id=message_id).knowledge)
     return knowledge

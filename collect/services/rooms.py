@@ -86,10 +86,18 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
     return message
 
 
-def message_after(*, message_id: int) -> dict[str, dict[str, Any]]:
+@dataclass(frozen=True)
+class After:
+    room_id: Any
+    protocol: str
+    knowledge: dict[str, dict[str, Any]]  # role → knowledge frame
+
+
+def message_after(*, message_id: int) -> After:
     """The protocol's slow per-message work (retrieval), after the commit; knowledge per role."""
-    message = Message.objects.select_related("room__campaign", "room__persona").get(pk=message_id)
-    return get_protocol(message.room.campaign.protocol).after_message(message=message)
+    message = Message.objects.select_related("room__campaign").defer("room__knowledge_reranked").get(pk=message_id)
+    protocol = message.room.campaign.protocol
+    return After(message.room_id, protocol, get_protocol(protocol).after_message(message=message))
 
 
 def _turns(room: Room) -> dict[str, int]:
