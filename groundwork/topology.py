@@ -69,6 +69,9 @@ backend daphne
 """
 
 
+WORKER_NICENESS = 10
+
+
 def procfile(*, node_ports: list[int], out: Path) -> str:
     python, celery = BIN / "python", BIN / "celery"
     haproxy = shutil.which("haproxy") or "haproxy"
@@ -78,7 +81,9 @@ def procfile(*, node_ports: list[int], out: Path) -> str:
         f"web{i}: {python} -m groundwork.serve --proxy-headers -b 127.0.0.1 -p {p} groundwork.asgi:application"
         for i, p in enumerate(node_ports, 1)
     ]
-    worker = f"{celery} -A groundwork worker --loglevel INFO --without-gossip --without-mingle"
+    # The workers run at a lower CPU priority than the chat processes: on a machine they share,
+    # retrieval and reranking wait a little longer under load, and chat messages do not.
+    worker = f"nice -n {WORKER_NICENESS} {celery} -A groundwork worker --loglevel INFO --without-gossip --without-mingle"
     lines += [
         f"proxy: {haproxy} -db -f {out / 'haproxy.cfg'}",
         f"default: {worker} -Q default -n default@%h --concurrency 2",
