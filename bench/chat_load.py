@@ -5,7 +5,7 @@ pace for comparison. One command:
     DATABASE_URL=postgres://... REDIS_URL=redis://... CELERY_BROKER_URL=redis://... \\
         .venv/bin/python bench/chat_load.py --rooms 1000 --pace 15 --duration 60
 
-By default it starts --nodes daphne processes (ports from --port) and one Celery worker for the
+By default it starts --nodes daphne processes (ports from --port) and Celery workers for the
 wizard's retrieval and reranking (as `make run-prod` runs them), creates a bench campaign with the
 demo knowledge, pairs 2 × N scripted workers (HTTP join, waiting socket, room socket), lets every
 room exchange one message per --pace seconds (the wizard checks a sentence of the knowledge it was
@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 TICK = os.sysconf("SC_CLK_TCK")
+# How long a scripted wizard waits for the knowledge of their turn before answering without it.
+KNOWLEDGE_WAIT_S = 20.0
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -118,27 +120,46 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     run = secrets.token_hex(3)
     rng = random.Random(run)
     workers = [
-        Worker(f"load-{run}-{i}", args.campaign, targets, home=i % len(targets), think_s=args.pace, rng=rng)
+        Worker(f"load-{run}-{i}", args.campaign, targets, home=i % len(targets), think_s=args.pace, rng=rng,
+               knowledge_wait_s=KNOWLEDGE_WAIT_S)
         for i in range(2 * args.rooms)
     ]
     started = time.monotonic()
     await pair_all(workers, args.join_concurrency)
     print(f"  paired {args.rooms} rooms in {time.monotonic() - started:.1f} s")
+    # Every room socket is opened and synced before the first message, so that what is measured is
+    # chatting, not connecting: the sockets open over --ramp seconds, held (paused) until all of
+    # them have the room's state; then the rooms start over another --ramp seconds.
     async def chat(index: int, worker) -> None:
-        # Rooms open over --ramp seconds, not all in the same instant.
         await asyncio.sleep(args.ramp * index / len(workers))
         await worker.chat()
 
+    for worker in workers:
+        worker.paused = True
+    started = time.monotonic()
     chats = [asyncio.create_task(chat(i, worker)) for i, worker in enumerate(workers)]
-    await asyncio.sleep(args.ramp + args.warmup)
+    while sum(1 for worker in workers if worker.state) < len(workers):
+        if time.monotonic() - started > args.ramp + 600:
+            raise SystemExit(f"only {sum(1 for w in workers if w.state)} of {len(workers)} room sockets connected")
+        await asyncio.sleep(0.5)
+    print(f"  connected {len(workers)} room sockets in {time.monotonic() - started:.1f} s")
+    for worker in workers:
+        await asyncio.sleep(args.ramp / len(workers))
+        worker.paused = False
+        worker.changed.set()
+    await asyncio.sleep(args.warmup)
     for worker in workers:
         worker.stats.ack_ms.clear()
         worker.stats.delivery_ms.clear()
+        worker.stats.knowledge_wait_ms.clear()
+        worker.stats.knowledge_missed = 0
     cpu0, t0 = cpu_seconds(pids), time.monotonic()
     await asyncio.sleep(args.duration)
     cpu1, t1 = cpu_seconds(pids), time.monotonic()
     acks = [ms for worker in workers for ms in worker.stats.ack_ms]
     deliveries = [ms for worker in workers for ms in worker.stats.delivery_ms]
+    knowledge = [ms for worker in workers for ms in worker.stats.knowledge_wait_ms]
+    knowledge_missed = sum(worker.stats.knowledge_missed for worker in workers)
     for worker in workers:
         worker.paused = True
     await asyncio.sleep(args.drain)
@@ -157,7 +178,8 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
             errors[code] = errors.get(code, 0) + 1
     return {"messages": len(acks), "seconds": t1 - t0, "cpu": cpu1 - cpu0, "acks": acks, "deliveries": deliveries,
             "unacked": unacked, "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
-            "reconnects": sum(worker.stats.reconnects for worker in workers)}
+            "reconnects": sum(worker.stats.reconnects for worker in workers),
+            "knowledge": knowledge, "knowledge_missed": knowledge_missed}
 
 
 def check_stored(workers: list) -> tuple[int, int]:
@@ -240,6 +262,8 @@ def report(name: str, result: dict) -> float:
         print(f"  lost            {result['lost_stored']} acknowledged but not stored, {result['undelivered']} never "
               f"delivered to the partner, {result['unacked']} still unacknowledged after the drain")
         print(f"  errors          {result['errors'] or 'none'}; reconnects {result['reconnects']}")
+        print(f"  wizard's panel  {percentiles(result['knowledge'])} from their turn to the knowledge for it; "
+              f"{result['knowledge_missed']} turns without it after a {KNOWLEDGE_WAIT_S:g} s wait")
     print(f"  server CPU      {result['cpu']:.1f} s = {per_message:.2f} ms per message")
     return per_message
 
@@ -250,7 +274,7 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=15.0, help="seconds between a room's messages (default 15)")
     parser.add_argument("--duration", type=float, default=60.0, help="measured seconds (default 60)")
     parser.add_argument("--warmup", type=float, default=0.0, help="seconds before measuring (default: --pace)")
-    parser.add_argument("--ramp", type=float, default=30.0, help="seconds over which the rooms open (default 30)")
+    parser.add_argument("--ramp", type=float, default=30.0, help="seconds over which the room sockets open, and again over which the rooms start (default 30)")
     parser.add_argument("--drain", type=float, default=5.0, help="seconds to wait for the last acks (default 5)")
     parser.add_argument("--nodes", type=int, default=2, help="daphne processes to start (default 2)")
     parser.add_argument("--port", type=int, default=8610, help="first port for the started servers (default 8610)")
@@ -266,6 +290,8 @@ def main() -> None:
         raise SystemExit("bench/chat_load.py needs a PostgreSQL DATABASE_URL and REDIS_URL (and CELERY_BROKER_URL)")
     setup_django()
     from django.conf import settings
+
+    from groundwork.topology import WORKER_NICENESS
 
     bench_campaign(args.campaign)
     args.logs.mkdir(parents=True, exist_ok=True)
@@ -283,12 +309,15 @@ def main() -> None:
                 raise SystemExit("--target needs --pids (the chat processes whose CPU is measured)")
         else:
             ports = [args.port + i for i in range(args.nodes)]
-            nodes = [start([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(p), "groundwork.asgi:application"],
+            # As `make run-prod` runs them (groundwork/topology.py): the chat processes, a `default`
+            # worker of two processes for retrieval and one `rerank` worker, both niced.
+            nodes = [start([sys.executable, "-m", "groundwork.serve", "-b", "127.0.0.1", "-p", str(p), "groundwork.asgi:application"],
                            env, args.logs / f"daphne-{p}.log") for p in ports]
             started += nodes
-            started.append(start([sys.executable, "-m", "celery", "-A", "groundwork", "worker", "-Q", "default,rerank",
-                                  "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
-                                 env, args.logs / "celery.log"))
+            for queue, concurrency in (("default", 2), ("rerank", 1)):
+                started.append(start(["nice", "-n", str(WORKER_NICENESS), sys.executable, "-m", "celery", "-A", "groundwork", "worker", "-Q", queue, "-n", f"{queue}@%h",
+                                      "--concurrency", str(concurrency), "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
+                                     env, args.logs / f"celery-{queue}.log"))
             for port, node in zip(ports, nodes):
                 wait_port(port, node)
             targets, pids = [("127.0.0.1", p) for p in ports], [n.pid for n in nodes]

@@ -33,6 +33,10 @@ class Stats:
     received: dict[int, int] = field(default_factory=dict)  # seq → times received
     reconnects: int = 0
     errors: list[str] = field(default_factory=list)
+    # The wizard's wait for the knowledge retrieved for the partner's last message, from the
+    # moment it was their turn; and how many turns that knowledge did not come in time.
+    knowledge_wait_ms: list[float] = field(default_factory=list)
+    knowledge_missed: int = 0
 
 
 # client_id → monotonic send time, shared by the workers of one process (for delivery latency).
@@ -243,13 +247,18 @@ class Worker:
     async def _checked(self, seq: int) -> dict[str, Any] | None:
         """A sentence from the knowledge shown for this turn: the partner's passages once retrieval
         for their last message has arrived (waited for), else the topic passage."""
-        deadline = time.monotonic() + self.knowledge_wait_s
+        began = time.monotonic()
+        deadline = began + self.knowledge_wait_s
         while self.knowledge.get("after_seq") != seq and time.monotonic() < deadline and not self.done:
             self.changed.clear()
             try:
                 await asyncio.wait_for(self.changed.wait(), max(0.01, deadline - time.monotonic()))
             except asyncio.TimeoutError:
                 break
+        if self.knowledge.get("after_seq") == seq:
+            self.stats.knowledge_wait_ms.append((time.monotonic() - began) * 1000)
+        else:
+            self.stats.knowledge_missed += 1
         passages = self.knowledge.get("passages", []) if self.knowledge.get("after_seq") == seq else []
         partner = [p for p in passages if p["source"] == "partner" and p["sentences"]]
         if partner:
