@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import websockets
 
 STATUS_EVERY_S = 5.0
-PING_EVERY_S = 15.0
+PING_EVERY_S = 30.0
 
 
 @dataclass

@@ -1,6 +1,6 @@
-"""Pings, written to the database together. A room page pings every 15 s, so pings outnumber chat
-messages (two per room every 15 s against one message per room every ~15 s at a human pace), and
-one UPDATE per ping made more database writes than the messages themselves. A process collects the
+"""Pings, written to the database together. A room page pings every 30 s, so a room's two pages
+ping about as often as its members send chat messages at a human pace, and one UPDATE per ping
+would double the database writes of a chat. A process collects the
 members it heard from and stamps them all in one UPDATE every FLUSH_SECONDS. `last_seen` is read
 with a slack of presence.PING_SLACK_SECONDS, far more than the flush adds; a process that dies
 loses at most its last few seconds of pings, which the slack also covers."""

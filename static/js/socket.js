@@ -1,14 +1,14 @@
 // A reconnecting websocket client for Groundwork's sockets (docs/websocket-protocol.md).
 //
 // - Reconnects with backoff after an unexpected close; stops on a 44xx close (the server refused us).
-// - Pings every 15 s so proxies and the server see the connection alive.
+// - Pings every 30 s so proxies and the server see the connection alive.
 // - With `sync: true` (room socket): remembers the highest message seq seen, sends
 //   {"type":"sync","after":seq} after every (re)connect, and resends messages that were never
 //   acked with the same client_id — the server stores a resend once and re-acks the same seq.
 
 import { socketUrl } from "./dom.js";
 
-const PING_MS = 15000;
+const PING_MS = 30000;
 const MAX_BACKOFF_MS = 10000;
 
 export class GroundworkSocket {
