@@ -99,7 +99,12 @@ class WizardOfWikipedia(Protocol):
             message.save(update_fields=["retrieved_passages"])
         if message.role != APPRENTICE:
             return {}
-        return {WIZARD: self.knowledge_for(room=message.room, role=WIZARD)}
+        panel = self.knowledge_for(room=message.room, role=WIZARD)
+        if panel["after_seq"] != message.seq:
+            # The wizard has answered since (retrieval ran late, e.g. behind a queue): a panel for
+            # that turn is out of date, and neither sent nor reranked. The retrieval is kept.
+            return {}
+        return {WIZARD: panel}
 
     def knowledge_for(self, *, room: Room, role: str) -> dict[str, Any] | None:
         if role != WIZARD:

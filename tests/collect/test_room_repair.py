@@ -131,3 +131,20 @@ async def test_a_partner_who_missed_a_change_of_state_gets_it_when_the_other_syn
     assert (await receive_until(wizard, "state"))["status"] == "complete"
     await wizard.disconnect()
     await again.disconnect()
+
+
+def test_retrieval_that_runs_after_the_wizard_answered_keeps_its_passages_but_sends_no_stale_panel(chatting: PairedRoom) -> None:
+    """Retrieval behind a long queue: the apprentice's message is retrieved only after the wizard has
+    answered. Its passages are stored for the export; the panel for that past turn is not sent."""
+    def post(seat: Seat, client_id: str, text: str, **frame) -> Message:
+        return rooms.message_post(room_id=chatting.room.id, assignment=seat.assignment, client_id=client_id, text=text,
+                                  frame={"type": "message", "text": text, **frame}).message
+
+    post(chatting.wizard, "w1", "Do you play the guitar?", checked=NONE_USED)
+    asked = post(chatting.apprentice, "a1", "I prefer the blues")
+    post(chatting.wizard, "w2", "The blues came from the Deep South.", checked=NONE_USED)
+    assert rooms.message_after(message_id=asked.pk).knowledge == {}
+    assert Message.objects.get(pk=asked.pk).retrieved_passages
+    latest = post(chatting.apprentice, "a2", "Who played the blues on guitar?")
+    panel = rooms.message_after(message_id=latest.pk).knowledge[wow.WIZARD]
+    assert panel["after_seq"] == latest.seq and panel["passages"]
