@@ -138,9 +138,9 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
         worker.paused = True
     started = time.monotonic()
     chats = [asyncio.create_task(chat(i, worker)) for i, worker in enumerate(workers)]
-    while sum(1 for worker in workers if worker.state) < len(workers):
+    while (connected := sum(1 for worker in workers if worker.state)) < len(workers):
         if time.monotonic() - started > args.ramp + 600:
-            raise SystemExit(f"only {sum(1 for w in workers if w.state)} of {len(workers)} room sockets connected")
+            raise SystemExit(f"only {connected} of {len(workers)} room sockets connected")
         await asyncio.sleep(0.5)
     print(f"  connected {len(workers)} room sockets in {time.monotonic() - started:.1f} s")
     for worker in workers:
@@ -291,7 +291,7 @@ def main() -> None:
     setup_django()
     from django.conf import settings
 
-    from groundwork.topology import WORKER_NICENESS
+    from groundwork.topology import WORKERS, worker_command
 
     bench_campaign(args.campaign)
     args.logs.mkdir(parents=True, exist_ok=True)
@@ -309,15 +309,14 @@ def main() -> None:
                 raise SystemExit("--target needs --pids (the chat processes whose CPU is measured)")
         else:
             ports = [args.port + i for i in range(args.nodes)]
-            # As `make run-prod` runs them (groundwork/topology.py): the chat processes, a `default`
-            # worker of two processes for retrieval and one `rerank` worker, both niced.
+            # As `make run-prod` runs them (groundwork/topology.py): the chat processes and the
+            # niced `default` (retrieval) and `rerank` workers.
             nodes = [start([sys.executable, "-m", "groundwork.serve", "-b", "127.0.0.1", "-p", str(p), "groundwork.asgi:application"],
                            env, args.logs / f"daphne-{p}.log") for p in ports]
             started += nodes
-            for queue, concurrency in (("default", 2), ("rerank", 1)):
-                started.append(start(["nice", "-n", str(WORKER_NICENESS), sys.executable, "-m", "celery", "-A", "groundwork", "worker", "-Q", queue, "-n", f"{queue}@%h",
-                                      "--concurrency", str(concurrency), "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
-                                     env, args.logs / f"celery-{queue}.log"))
+            for queue, concurrency in WORKERS:
+                if queue in ("default", "rerank"):
+                    started.append(start(worker_command(queue, concurrency, loglevel="WARNING"), env, args.logs / f"celery-{queue}.log"))
             for port, node in zip(ports, nodes):
                 wait_port(port, node)
             targets, pids = [("127.0.0.1", p) for p in ports], [n.pid for n in nodes]

@@ -69,7 +69,19 @@ backend daphne
 """
 
 
+# The workers run at a lower CPU priority than the chat processes: on a machine they share,
+# retrieval and reranking wait a little longer under load, and chat messages do not.
 WORKER_NICENESS = 10
+
+
+# Queue → worker processes (retrieval on `default`, index builds, reranking, model turns).
+WORKERS = (("default", 2), ("index", 1), ("rerank", 1), ("models", 4))
+
+
+def worker_command(queue: str, concurrency: int, *, loglevel: str = "INFO") -> list[str]:
+    """A Celery worker for one queue, as the Procfile runs it (bench/chat_load.py starts the same)."""
+    return ["nice", "-n", str(WORKER_NICENESS), str(BIN / "celery"), "-A", "groundwork", "worker", "--loglevel", loglevel,
+            "--without-gossip", "--without-mingle", "-Q", queue, "-n", f"{queue}@%h", "--concurrency", str(concurrency)]
 
 
 def procfile(*, node_ports: list[int], out: Path) -> str:
@@ -81,17 +93,9 @@ def procfile(*, node_ports: list[int], out: Path) -> str:
         f"web{i}: {python} -m groundwork.serve --proxy-headers -b 127.0.0.1 -p {p} groundwork.asgi:application"
         for i, p in enumerate(node_ports, 1)
     ]
-    # The workers run at a lower CPU priority than the chat processes: on a machine they share,
-    # retrieval and reranking wait a little longer under load, and chat messages do not.
-    worker = f"nice -n {WORKER_NICENESS} {celery} -A groundwork worker --loglevel INFO --without-gossip --without-mingle"
-    lines += [
-        f"proxy: {haproxy} -db -f {out / 'haproxy.cfg'}",
-        f"default: {worker} -Q default -n default@%h --concurrency 2",
-        f"index: {worker} -Q index -n index@%h --concurrency 1",
-        f"rerank: {worker} -Q rerank -n rerank@%h --concurrency 1",
-        f"models: {worker} -Q models -n models@%h --concurrency 4",
-        f"beat: {celery} -A groundwork beat --loglevel INFO -s {out / 'celerybeat-schedule'}",
-    ]
+    lines.append(f"proxy: {haproxy} -db -f {out / 'haproxy.cfg'}")
+    lines += [f"{queue}: {' '.join(worker_command(queue, concurrency))}" for queue, concurrency in WORKERS]
+    lines.append(f"beat: {celery} -A groundwork beat --loglevel INFO -s {out / 'celerybeat-schedule'}")
     return "\n".join(lines) + "\n"
 
 
