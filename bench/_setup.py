@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import uuid
 from pathlib import Path
+from typing import Any
 
 
 def django_with_demo() -> None:
@@ -19,3 +21,19 @@ def django_with_demo() -> None:
     django.setup()
     call_command("migrate", verbosity=0)
     call_command("load_demo", verbosity=0)
+
+
+def wow_room(campaign: Any, **fields: Any) -> tuple[Any, dict[str, Any]]:
+    """A WoW room of `campaign` (its first persona, the wizard speaking first) with two fresh
+    workers; (the room, {role: assignment}). `fields` set more of the room (status, topic)."""
+    from collect.models import Assignment, AssignmentStatus, Room, Worker
+    from collect.protocols import wow
+
+    room = Room.objects.create(campaign=campaign, first_speaker=wow.WIZARD, turns_required=1,
+                               persona=campaign.personas.first(), **fields)
+    seats = {}
+    for role in (wow.WIZARD, wow.APPRENTICE):
+        worker = Worker.objects.create(platform="inhouse", external_id=f"bench-{uuid.uuid4().hex[:12]}")
+        seats[role] = Assignment.objects.create(campaign=campaign, worker=worker, status=AssignmentStatus.PAIRED,
+                                                room=room, role=role)
+    return room, seats

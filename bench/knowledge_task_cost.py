@@ -15,7 +15,7 @@ import argparse
 import time
 import uuid
 
-from _setup import django_with_demo
+from _setup import django_with_demo, wow_room
 
 
 def main() -> None:
@@ -25,23 +25,17 @@ def main() -> None:
     django_with_demo()
     from django.db import connection
 
-    from collect.models import Assignment, AssignmentStatus, Campaign, Message, Room, RoomStatus, Worker
+    from collect.models import Campaign, Message, RoomStatus
     from collect.protocols import wow
     from collect.tasks import knowledge_rerank, message_knowledge
 
     campaign = Campaign.objects.get(slug="wow-demo")
-    persona = campaign.personas.first()
+    topic = campaign.personas.first().topics[0]
     texts = ["I love playing the guitar and the blues", "Who invented the electric guitar?",
              "Jazz musicians in New Orleans", "Tell me about the history of rock music"]
     ids: list[int] = []
     while len(ids) < args.messages:
-        room = Room.objects.create(campaign=campaign, status=RoomStatus.CHATTING, first_speaker=wow.WIZARD,
-                                   turns_required=1, persona=persona, topic=persona.topics[0])
-        seats = {}
-        for role in (wow.WIZARD, wow.APPRENTICE):
-            worker = Worker.objects.create(platform="inhouse", external_id=f"bench-{uuid.uuid4().hex[:12]}")
-            seats[role] = Assignment.objects.create(campaign=campaign, worker=worker, status=AssignmentStatus.PAIRED,
-                                                    room=room, role=role)
+        room, seats = wow_room(campaign, status=RoomStatus.CHATTING, topic=topic)
         for seq, text in enumerate(texts, 1):
             role = wow.WIZARD if seq % 2 else wow.APPRENTICE
             ids.append(Message.objects.create(room=room, seq=seq, sender=seats[role], role=role, client_id=uuid.uuid4().hex,

@@ -15,7 +15,7 @@ import statistics
 import time
 import uuid
 
-from _setup import django_with_demo
+from _setup import django_with_demo, wow_room
 
 
 def main() -> None:
@@ -25,7 +25,7 @@ def main() -> None:
     args = parser.parse_args()
     django_with_demo()
     from collect import selectors
-    from collect.models import Assignment, AssignmentStatus, Campaign, Room, RoomStatus, Worker
+    from collect.models import Assignment, Campaign, Room, RoomStatus
     from collect.protocols import wow
     from collect.services import rooms
 
@@ -33,13 +33,7 @@ def main() -> None:
     topic = campaign.personas.first().topics[0]
 
     def dialogue() -> tuple[Room, dict[str, Assignment]]:
-        room = Room.objects.create(campaign=campaign, status=RoomStatus.CHOOSING_TOPIC, first_speaker=wow.WIZARD,
-                                   turns_required=1, persona=campaign.personas.first())
-        seats = {}
-        for role in (wow.WIZARD, wow.APPRENTICE):
-            worker = Worker.objects.create(platform="inhouse", external_id=f"bench-{uuid.uuid4().hex[:12]}")
-            seats[role] = Assignment.objects.create(campaign=campaign, worker=worker, status=AssignmentStatus.PAIRED,
-                                                    room=room, role=role)
+        room, seats = wow_room(campaign, status=RoomStatus.CHOOSING_TOPIC)
         rooms.room_act(room_id=room.pk, assignment=seats[wow.WIZARD], name="choose_topic",
                        frame={"type": "choose_topic", "topic": topic})
         return room, seats
