@@ -255,11 +255,12 @@ class Worker:
                 await asyncio.wait_for(self.changed.wait(), max(0.01, deadline - time.monotonic()))
             except asyncio.TimeoutError:
                 break
-        if self.knowledge.get("after_seq") == seq:
+        arrived = self.knowledge.get("after_seq") == seq
+        if arrived:
             self.stats.knowledge_wait_ms.append((time.monotonic() - began) * 1000)
         else:
             self.stats.knowledge_missed += 1
-        passages = self.knowledge.get("passages", []) if self.knowledge.get("after_seq") == seq else []
+        passages = self.knowledge.get("passages", []) if arrived else []
         partner = [p for p in passages if p["source"] == "partner" and p["sentences"]]
         if partner:
             return {"source": "partner", "passage": partner[0]["passage"], "sentence": 0, "knowledge_seq": seq}

@@ -343,6 +343,11 @@ async def test_a_late_disconnect_of_an_old_socket_does_not_mark_a_present_member
         await communicator.disconnect()
 
 
+@database_sync_to_async
+def last_seen(assignment: Assignment) -> object:
+    return Assignment.objects.values_list("last_seen", flat=True).get(pk=assignment.pk)
+
+
 async def test_pings_are_stamped_on_the_member_in_one_batched_write(paired: PairedRoom, monkeypatch) -> None:
     monkeypatch.setattr(heartbeats, "FLUSH_SECONDS", 0.2)
     apprentice = await join(paired, paired.apprentice)
@@ -352,15 +357,14 @@ async def test_pings_are_stamped_on_the_member_in_one_batched_write(paired: Pair
     await send(apprentice, {"type": "ping"})
     await receive_until(apprentice, "pong")
     # Not on the ping itself: with the flush.
-    seen = await database_sync_to_async(Assignment.objects.values_list("last_seen", flat=True).get)(pk=paired.apprentice.assignment.pk)
+    seen = await last_seen(paired.apprentice.assignment)
     assert seen == long_ago
     for _ in range(50):
-        seen = await database_sync_to_async(Assignment.objects.values_list("last_seen", flat=True).get)(pk=paired.apprentice.assignment.pk)
+        seen = await last_seen(paired.apprentice.assignment)
         if seen > long_ago:
             break
         await asyncio.sleep(0.1)
     assert seen > timezone.now() - timedelta(minutes=1)
     # Only the member who was heard from.
-    silent = await database_sync_to_async(Assignment.objects.values_list("last_seen", flat=True).get)(pk=paired.wizard.assignment.pk)
-    assert silent == long_ago
+    assert await last_seen(paired.wizard.assignment) == long_ago
     await apprentice.disconnect()
