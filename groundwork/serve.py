@@ -7,7 +7,14 @@ reason, and loses its socket for one bad frame. Here such a message is read to i
 away, and the page gets the `too_large` error frame that any frame over GROUNDWORK_WS_MAX_FRAME_BYTES
 gets from Groundwork; the socket stays open. Only a message past DISCARD_FACTOR times the limit
 (someone streaming data at the server) still fails the connection, with the websocket close
-handshake: code 1009 and autobahn's reason. Everything else is daphne's own command line."""
+handshake: code 1009 and autobahn's reason.
+
+daphne pings a websocket whose page has sent nothing for --ping-interval seconds (20 by default)
+and closes it when no pong comes within --ping-timeout. The pages send a `ping` frame every 30 s
+(for presence), so with daphne's default every open socket was pinged once between two of its own
+pings: at 2,000 sockets that cost the chat processes more CPU than the pages' own pings. Here the
+default interval is PING_INTERVAL_S, above the pages' period: daphne pings only a socket whose page
+has gone quiet, which is what its ping is for. Everything else is daphne's own command line."""
 
 from __future__ import annotations
 
@@ -20,6 +27,8 @@ from daphne.ws_protocol import WebSocketProtocol
 
 # Past this many times the limit, a message is not worth reading to its end.
 DISCARD_FACTOR = 64
+# Above the pages' 30 s ping (static/js/socket.js), with room for a late timer.
+PING_INTERVAL_S = 45
 
 
 def too_large_frame(limit: int) -> bytes:
@@ -100,6 +109,10 @@ def with_frame_limits(server_class: type[Server]) -> type[Server]:
 
 class GroundworkCommandLine(CommandLineInterface):
     server_class = with_frame_limits(Server)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parser.set_defaults(ping_interval=PING_INTERVAL_S)
 
 
 if __name__ == "__main__":
