@@ -22,7 +22,6 @@ from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import knowledge, panels, rooms
 from groundwork.layer_publish import group_send
-from retrieval.rankers.config import ranker_config
 from retrieval.rerank import passages_rank
 from retrieval.services import IndexNotBuilt
 
@@ -57,7 +56,7 @@ def message_knowledge(self: Any, message_id: int) -> int:
             continue
         _publish(after.room_id, role, frame)
         if reranks and frame.get("type") == "knowledge" and frame["passages"]:
-            knowledge_rerank.apply_async(args=(str(after.room_id), role, frame), expires=ranker_config().timeout_s)
+            knowledge.rerank_dispatch(room_id=after.room_id, role=role, frame=frame)
     return len(after.knowledge)
 
 

@@ -85,7 +85,7 @@ def rerank_passages(
     honoured in-process; a Celery worker uses its own configuration. `timeout_s` defaults to
     GROUNDWORK_RERANK_TIMEOUT_S."""
     _check(passages)
-    timeout_s = _default_timeout() if timeout_s is None else timeout_s
+    timeout_s = rerank_timeout_s() if timeout_s is None else timeout_s
     started = time.perf_counter()
     try:
         if _in_process():
@@ -103,7 +103,7 @@ async def arerank_passages(
     """rerank_passages for the event loop: awaits the rerank thread or polls the Celery result
     without holding any thread while it waits."""
     _check(passages)
-    timeout_s = _default_timeout() if timeout_s is None else timeout_s
+    timeout_s = rerank_timeout_s() if timeout_s is None else timeout_s
     started = time.perf_counter()
     try:
         if _in_process():
@@ -124,11 +124,17 @@ def _check(passages: Sequence[Mapping[str, Any]]) -> None:
             raise ValueError("each passage needs a 'title' string and a 'sentences' list")
 
 
-def _default_timeout() -> float:
+def rerank_timeout_s() -> float:
+    """GROUNDWORK_RERANK_TIMEOUT_S; the default when the ranker's settings are bad."""
     try:
         return ranker_config().timeout_s
     except ImproperlyConfigured:  # reported by the rerank itself, which then fails and logs it
         return DEFAULT_TIMEOUT_S
+
+
+def rerank_on_worker() -> bool:
+    """Whether reranks go to Celery's `rerank` queue (see _in_process)."""
+    return not _in_process()
 
 
 def _in_process() -> bool:

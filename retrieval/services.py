@@ -20,6 +20,9 @@ Reranking (retrieval/rerank.py; the ranker is configured by GROUNDWORK_RANKER an
   first; None, logged, when the rerank fails, times out or too many are pending: keep the TF-IDF
   order then. Never raises for a ranker failure (ValueError for malformed passages). Blocks its thread.
 - arerank_passages(...): the same for the event loop; holds no thread while it waits.
+- rerank_on_worker() -> bool: whether reranks go to Celery's `rerank` queue (then a caller that
+  can publish its own result, like collect.tasks.knowledge_rerank, should be queued instead of
+  waited for).
 - passages_rank(context=, passages=, topic=): the rerank itself, synchronous, raising on failure (what the
   Celery task `retrieval.tasks.rerank` runs).
 """
@@ -32,10 +35,10 @@ from django.conf import settings
 
 from retrieval.index import TermMajorIndex, index_load
 from retrieval.models import LEAD_SECTION, Article, KnowledgeSource, Sentence
-from retrieval.rerank import arerank_passages, passages_rank, rerank_passages
+from retrieval.rerank import arerank_passages, passages_rank, rerank_on_worker, rerank_passages
 
 __all__ = [
-    "IndexNotBuilt", "Passage", "arerank_passages", "passages_for_query", "passages_rank", "rerank_passages",
+    "IndexNotBuilt", "Passage", "arerank_passages", "passages_for_query", "passages_rank", "rerank_on_worker", "rerank_passages",
     "topic_passage",
 ]
 

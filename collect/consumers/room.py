@@ -222,17 +222,22 @@ class RoomConsumer(GroundworkConsumer):
         snapshot = await database_sync_to_async(selectors.room_snapshot)(self.room_id)
         await self.broadcast({"type": "room.state", "snapshot": snapshot})
 
-    async def broadcast_knowledge(self, knowledge: dict[str, dict[str, Any]]) -> None:
-        for role, frame in knowledge.items():
+    async def broadcast_knowledge(self, frames: dict[str, dict[str, Any]]) -> None:
+        for role, frame in frames.items():
             if frame is None:
                 continue
             await self.broadcast({"type": "room.knowledge", "role": role, "knowledge": frame})
             if self.protocol.reranks_knowledge and frame.get("type") == "knowledge" and frame["passages"]:
                 # The TF-IDF panel is out; the reranked one follows when (and if) it is ready.
+                if retrieval.rerank_on_worker():
+                    # The worker publishes it to the room: no thread or poll of this process waits.
+                    await _off_loop(knowledge.rerank_dispatch)(room_id=self.room_id, role=role, frame=frame)
+                    continue
                 self.reranks.add(task := asyncio.create_task(self.rerank(role, frame)))
                 task.add_done_callback(self.reranks.discard)
 
     async def rerank(self, role: str, frame: dict[str, Any]) -> None:
+        """In this process (the embedded mode), on the rerank thread."""
         context = await database_sync_to_async(selectors.dialogue_context)(room_id=self.room_id)
         # timeout: GROUNDWORK_RERANK_TIMEOUT_S; a bad ranker setting is a logged failure, not a crash.
         ranked = await retrieval.arerank_passages(

@@ -17,6 +17,7 @@ from django.utils import timezone
 from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import rooms
+from retrieval.rerank import rerank_timeout_s
 
 MODES = ("auto", "process", "celery")
 
@@ -54,6 +55,15 @@ def knowledge_dispatch(*, message_id: int) -> None:
     from collect.tasks import message_knowledge
 
     message_knowledge.delay(message_id)
+
+
+def rerank_dispatch(*, room_id: Any, role: str, frame: dict[str, Any]) -> None:
+    """Queue the rerank of one knowledge panel on the `rerank` queue; the worker saves and
+    publishes the reordered panel itself, so nobody waits for its result. A worker that reaches it
+    after the rerank timeout drops it (the TF-IDF order stays)."""
+    from collect.tasks import knowledge_rerank
+
+    knowledge_rerank.apply_async(args=(str(room_id), role, frame), expires=rerank_timeout_s())
 
 
 def room_knowledge_repair(*, room_id: Any) -> dict[str, dict[str, Any]]:

@@ -30,7 +30,8 @@ pytestmark = [
 def worker(campaign, index_dir: Path, tmp_path: Path, settings):
     settings.KNOWLEDGE_MODE = "celery"
     env = {**node_env(index_dir), "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery"}
-    options = ("-Q", "default,rerank", "--pool", "solo", "--loglevel", "WARNING", "--without-gossip", "--without-mingle")
+    # INFO: the log names every task the worker received.
+    options = ("-Q", "default,rerank", "--pool", "solo", "--loglevel", "INFO", "--without-gossip", "--without-mingle")
     with (tmp_path / "worker.log").open("wb") as log, celery_worker(*options, env=env, log=log) as process:
         yield process
 
@@ -56,6 +57,22 @@ async def test_the_worker_retrieves_and_publishes_the_wizards_panels(chatting: P
     assert all(m.retrieved_passages is not None for m in stored)
     await wizard.disconnect()
     await apprentice.disconnect()
+
+
+async def test_the_topic_panel_is_reranked_and_published_by_the_worker(campaign, worker, tmp_path: Path) -> None:
+    choosing = await database_sync_to_async(make_room)(campaign, first_speaker=wow.WIZARD)
+    path = f"/ws/room/{choosing.room.id}/"
+    wizard = await connect(path, choosing.wizard.cookie)
+    await send(wizard, {"type": "choose_topic", "topic": "Guitar"})
+    panel = await receive_until(wizard, "knowledge", timeout=60)
+    reranked = await receive_until(wizard, "knowledge.reranked", timeout=60)
+    assert reranked["after_seq"] == panel["after_seq"] == 0
+    assert sorted(p["title"] for p in reranked["passages"]) == sorted(p["title"] for p in panel["passages"])
+    assert all("scores" in p for p in reranked["passages"])
+    # Queued as the task that publishes its own result, not as a rerank the chat process polls for.
+    log = (tmp_path / "worker.log").read_text()
+    assert "Task collect.tasks.knowledge_rerank[" in log and "Task retrieval.tasks.rerank[" not in log
+    await wizard.disconnect()
 
 
 def test_the_sweep_queues_retrieval_that_a_dead_process_left_undone(chatting: PairedRoom, worker) -> None:
