@@ -1,5 +1,5 @@
 """CPU of the wizard's knowledge work per chat message, as a Celery worker does it: the body of
-`collect.tasks.message_knowledge` (retrieve for the message, save it, build the wizard's panel after
+`collect.tasks.messages_knowledge` for one message (retrieve for it, save it, build the wizard's panel after
 an apprentice turn, publish it to the room's group) and of `knowledge_rerank` (rerank the panel
 with the configured ranker, save it, publish it), run in this process for stored WoW messages.
 
@@ -27,7 +27,7 @@ def main() -> None:
 
     from collect.models import Campaign, Message, RoomStatus
     from collect.protocols import wow
-    from collect.tasks import knowledge_rerank, message_knowledge
+    from collect.tasks import knowledge_rerank, messages_knowledge
 
     campaign = Campaign.objects.get(slug="wow-demo")
     topic = campaign.personas.first().topics[0]
@@ -46,11 +46,11 @@ def main() -> None:
     try:
         warm = 20
         for message_id in ids[:warm]:
-            message_knowledge.run(message_id)
+            messages_knowledge.run([message_id])
         reranks.clear()
         cpu, wall = time.process_time(), time.perf_counter()
         for message_id in ids[warm:]:
-            message_knowledge.run(message_id)
+            messages_knowledge.run([message_id])
         retrieve_cpu, retrieve_wall = time.process_time() - cpu, time.perf_counter() - wall
         cpu, wall = time.process_time(), time.perf_counter()
         for rerank_args in reranks:
@@ -60,7 +60,7 @@ def main() -> None:
         knowledge_rerank.apply_async = original
     n = len(ids) - warm
     print(f"knowledge work for {n} WoW messages on {connection.vendor} ({len(reranks)} panels reranked):")
-    print(f"  message_knowledge  CPU {1000 * retrieve_cpu / n:.2f} ms, wall {1000 * retrieve_wall / n:.2f} ms per message")
+    print(f"  messages_knowledge CPU {1000 * retrieve_cpu / n:.2f} ms, wall {1000 * retrieve_wall / n:.2f} ms per message")
     if reranks:
         print(f"  knowledge_rerank   CPU {1000 * rerank_cpu / len(reranks):.2f} ms, wall {1000 * rerank_wall / len(reranks):.2f} ms per panel")
         print(f"  together           CPU {1000 * (retrieve_cpu + rerank_cpu) / n:.2f} ms per chat message")

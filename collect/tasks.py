@@ -1,7 +1,7 @@
 """Celery tasks of the collect app: the lifecycle sweep, and the wizard's knowledge off the chat
 processes (production mode).
 
-message_knowledge runs on `default`: it retrieves for one stored message (idempotent: a message that
+messages_knowledge runs on `default`: it retrieves for stored messages (idempotent: a message that
 already has its retrieval is not retrieved again) and publishes the knowledge frames to the room's
 group, which the chat processes relay to the member in that role. knowledge_rerank runs on `rerank`
 and publishes the reordered panel. knowledge_sweep (celery beat) finds messages whose retrieval a
@@ -40,9 +40,20 @@ def _publish(room_id: Any, role: str, frame: dict[str, Any]) -> None:
 # acks_late + reject_on_worker_lost: a worker killed mid-task leaves the task on the queue.
 # ignore_result on the tasks the chat processes send: with a Redis result backend, sending a task
 # whose result is kept subscribes the sender to that result, a round trip on every chat message.
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5, default_retry_delay=2, ignore_result=True)
-def message_knowledge(self: Any, message_id: int) -> int:
-    """Retrieve for one message and publish the room's knowledge frames; returns how many."""
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def messages_knowledge(message_ids: list[int]) -> int:
+    """Retrieve for each message and publish its room's knowledge frames; returns how many. A
+    message that fails is logged and left to the sweep; the others still get their knowledge."""
+    published = 0
+    for message_id in message_ids:
+        try:
+            published += _message_knowledge(message_id)
+        except Exception:
+            log.exception("message %s: retrieval failed; the knowledge sweep will try again", message_id)
+    return published
+
+
+def _message_knowledge(message_id: int) -> int:
     try:
         after = rooms.message_after(message_id=message_id)
     except Message.DoesNotExist:
@@ -76,8 +87,8 @@ def knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
 def knowledge_sweep(older_than_s: float = SWEEP_AFTER_SECONDS) -> int:
     """Queue retrieval for every stored message still without it; returns how many were queued."""
     missing = knowledge.messages_missing_knowledge(older_than_s=older_than_s)
-    for message_id in missing:
-        message_knowledge.delay(message_id)
+    for start in range(0, len(missing), knowledge.DISPATCH_MAX):
+        messages_knowledge.delay(missing[start : start + knowledge.DISPATCH_MAX])
     return len(missing)
 
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import rooms
+from groundwork.batching import Batcher
 from retrieval.rerank import rerank_timeout_s
 
 MODES = ("auto", "process", "celery")
@@ -50,11 +51,22 @@ def messages_missing_knowledge(*, room_id: Any = None, older_than_s: float = 0.0
     return list(missing.order_by("pk").values_list("pk", flat=True)[:limit])
 
 
-def knowledge_dispatch(*, message_id: int) -> None:
-    """Queue the retrieval of one stored message (Celery mode). A lost task is found again later."""
-    from collect.tasks import message_knowledge
+def _send_batch(message_ids: list[int]) -> None:
+    from collect.tasks import messages_knowledge
 
-    message_knowledge.delay(message_id)
+    messages_knowledge.delay(message_ids)
+
+
+# One task for the messages a chat process stores within DISPATCH_WINDOW_S (groundwork/batching.py).
+DISPATCH_WINDOW_S = 0.1
+DISPATCH_MAX = 20
+_dispatcher = Batcher(_send_batch, window_s=DISPATCH_WINDOW_S, max_items=DISPATCH_MAX, name="knowledge-dispatch")
+
+
+def knowledge_dispatch(*, message_id: int) -> None:
+    """Queue the retrieval of one stored message (Celery mode), in one task with the others this
+    process stores within DISPATCH_WINDOW_S. A task lost on the way is made up for by the sweep."""
+    _dispatcher.add(message_id)
 
 
 def rerank_dispatch(*, room_id: Any, role: str, frame: dict[str, Any]) -> None:

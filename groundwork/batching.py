@@ -1,0 +1,58 @@
+"""Items from many threads, handed on in batches by one thread of their own.
+
+A chat process queues a Celery task for every stored message. Publishing one costs the process
+about a millisecond of CPU (Celery builds the message, kombu a Redis client for it), and each task
+costs the worker its own overhead besides the work. A Batcher gathers the items that arrive within
+`window_s` of the first and sends them as one call: at 1,000 rooms that is a few messages per task
+instead of one, for at most `window_s` more delay.
+
+`add` never blocks on the send. A send that fails is logged and its items are dropped, so callers
+must have another way to find them again (the knowledge sweep does, for messages without their
+retrieval)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class Batcher:
+    def __init__(self, send: Callable[[list[Any]], None], *, window_s: float, max_items: int, name: str) -> None:
+        self.send, self.window_s, self.max_items, self.name = send, window_s, max_items, name
+        self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        self._items: list[Any] = []
+        self._thread: threading.Thread | None = None
+        os.register_at_fork(after_in_child=self._after_fork)
+
+    def add(self, item: Any) -> None:
+        with self._lock:
+            self._items.append(item)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                self._thread.start()
+            self._arrived.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                self._arrived.wait_for(lambda: self._items)
+                # The window opens with the first item; a full batch goes at once.
+                self._arrived.wait_for(lambda: len(self._items) >= self.max_items, timeout=self.window_s)
+                batch, self._items = self._items[: self.max_items], self._items[self.max_items :]
+            try:
+                self.send(batch)
+            except Exception:
+                log.exception("%s: sending %d items failed; they are dropped", self.name, len(batch))
+
+    def _after_fork(self) -> None:
+        # A forked child has the lock's state and the items but not the thread: start over.
+        self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        self._items = []
+        self._thread = None
