@@ -10,6 +10,10 @@ django_asgi_app = get_asgi_application()
 
 from django.conf import settings  # noqa: E402
 
+from groundwork import request_connections  # noqa: E402
+
+request_connections.connect()
+
 if settings.SERVE_STATIC:
     # The embedded mode has no proxy in front of daphne to serve /static/.
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
