@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -102,7 +104,13 @@ def daphne_server(wow_campaign, settings, monkeypatch) -> Iterator[str]:
     # No static wrapper of our own: groundwork.asgi serves /static/ itself (SERVE_STATIC), as in `make run`.
     # Reranks run in the server process even when a broker is configured (no rerank worker here).
     monkeypatch.setenv("GROUNDWORK_RERANK_MODE", "process")
-    server = DaphneProcess("127.0.0.1", partial(make_application, static_wrapper=None))
+    with daphne_running(DaphneProcess("127.0.0.1", partial(make_application, static_wrapper=None))) as server:
+        yield f"http://127.0.0.1:{server.port.value}"
+
+
+@contextmanager
+def daphne_running(server: Any) -> Iterator[Any]:
+    """Start a (forked) daphne.testing.DaphneProcess, yield it once it listens, and stop it after."""
     server.daemon = True
     server.start()
     if not server.ready.wait(timeout=SERVER_START_SECONDS):
@@ -110,7 +118,7 @@ def daphne_server(wow_campaign, settings, monkeypatch) -> Iterator[str]:
         detail = "" if server.errors.empty() else server.errors.get(False)[1]
         raise RuntimeError(f"daphne did not start within {SERVER_START_SECONDS} s\n{detail}")
     try:
-        yield f"http://127.0.0.1:{server.port.value}"
+        yield server
     finally:
         server.terminate()
         server.join(timeout=10)

@@ -14,7 +14,7 @@ import pytest
 from django.db import connection, connections
 
 from collect.models import Campaign
-from tests.browser.conftest import SERVER_START_SECONDS, _fresh_executor_in_child  # noqa: F401 (fork hook)
+from tests.browser.conftest import _fresh_executor_in_child, daphne_running  # noqa: F401 (fork hook)
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -29,17 +29,8 @@ def server(settings):
 
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "127.0.0.1"]
     connections.close_all()  # the forked child must not share our database socket
-    process = DaphneProcess("127.0.0.1", partial(make_application, static_wrapper=None))
-    process.daemon = True
-    process.start()
-    if not process.ready.wait(timeout=SERVER_START_SECONDS):
-        process.terminate()
-        raise RuntimeError("daphne did not start")
-    try:
+    with daphne_running(DaphneProcess("127.0.0.1", partial(make_application, static_wrapper=None))) as process:
         yield process.port.value
-    finally:
-        process.terminate()
-        process.join(timeout=10)
 
 
 def other_sessions() -> int:

@@ -23,7 +23,7 @@ from websockets.exceptions import ConnectionClosed
 
 from collect.models import Assignment, Message
 from groundwork import serve
-from tests.browser.conftest import SERVER_START_SECONDS, _fresh_executor_in_child  # noqa: F401 (fork hook)
+from tests.browser.conftest import _fresh_executor_in_child, daphne_running  # noqa: F401 (fork hook)
 from tests.collect.conftest import PairedRoom, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,17 +54,8 @@ def server(settings, monkeypatch) -> Iterator[str]:
     # The forked server inherits this: a message past 4 MiB is cut (64 MiB in production).
     monkeypatch.setattr(serve, "DISCARD_FACTOR", 4)
     connections.close_all()  # the forked child must not share our database socket
-    process = handshake_process("127.0.0.1", partial(make_application, static_wrapper=None))
-    process.daemon = True
-    process.start()
-    if not process.ready.wait(timeout=SERVER_START_SECONDS):
-        process.terminate()
-        raise RuntimeError("daphne did not start")
-    try:
+    with daphne_running(handshake_process("127.0.0.1", partial(make_application, static_wrapper=None))) as process:
         yield f"127.0.0.1:{process.port.value}"
-    finally:
-        process.terminate()
-        process.join(timeout=10)
 
 
 @pytest.fixture
