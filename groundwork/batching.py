@@ -36,7 +36,11 @@ class Batcher:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
                 self._thread.start()
-            self._arrived.notify()
+            # Wake the sender only when that changes what it waits for: the first item opens the
+            # window, a full batch closes it. A wake-up per item would cost each its own thread
+            # switch on the busy chat process.
+            if len(self._items) == 1 or len(self._items) >= self.max_items:
+                self._arrived.notify()
 
     def _run(self) -> None:
         while True:
