@@ -2,9 +2,10 @@
 
 A chat process queues a Celery task for every stored message. Publishing one costs the process
 about a millisecond of CPU (Celery builds the message, kombu a Redis client for it), and each task
-costs the worker its own overhead besides the work. A Batcher gathers the items that arrive within
-`window_s` of the first and sends them as one call: at 1,000 rooms that is a few messages per task
-instead of one, for at most `window_s` more delay.
+costs the worker its own overhead besides the work. A Batcher sends at most once per `window_s`:
+an item that comes after a quiet spell goes at once, and the items that come while a window is
+still running go together when it ends (or as soon as `max_items` are waiting). Under load that is
+a few messages per task instead of one, for at most `window_s` more delay; when quiet, no delay.
 
 `add` never blocks on the send. A send that fails is logged and its items are dropped, so callers
 must have another way to find them again (the knowledge sweep does, for messages without their
@@ -15,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -36,19 +38,22 @@ class Batcher:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
                 self._thread.start()
-            # Wake the sender only when that changes what it waits for: the first item opens the
-            # window, a full batch closes it. A wake-up per item would cost each its own thread
-            # switch on the busy chat process.
+            # Wake the sender only when that changes what it waits for: the first item, and a full
+            # batch. A wake-up per item would cost each its own thread switch on the busy chat
+            # process.
             if len(self._items) == 1 or len(self._items) >= self.max_items:
                 self._arrived.notify()
 
     def _run(self) -> None:
+        sent_at = float("-inf")
         while True:
             with self._lock:
                 self._arrived.wait_for(lambda: self._items)
-                # The window opens with the first item; a full batch goes at once.
-                self._arrived.wait_for(lambda: len(self._items) >= self.max_items, timeout=self.window_s)
+                window_left = sent_at + self.window_s - time.monotonic()
+                if window_left > 0:
+                    self._arrived.wait_for(lambda: len(self._items) >= self.max_items, timeout=window_left)
                 batch, self._items = self._items[: self.max_items], self._items[self.max_items :]
+            sent_at = time.monotonic()
             try:
                 self.send(batch)
             except Exception:

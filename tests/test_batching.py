@@ -37,7 +37,7 @@ def test_items_from_many_threads_are_sent_once_in_batches() -> None:
     assert len(batches) < 1800 / 10
 
 
-def test_a_lone_item_goes_after_the_window_and_a_failed_send_does_not_stop_the_next() -> None:
+def test_a_failed_send_does_not_stop_the_next() -> None:
     batches: list[list[str]] = []
 
     def send(batch: list[str]) -> None:
@@ -51,3 +51,17 @@ def test_a_lone_item_goes_after_the_window_and_a_failed_send_does_not_stop_the_n
     batcher.add("good")
     wait_for(lambda: batches)
     assert batches == [["good"]]
+
+
+def test_a_lone_item_goes_at_once_and_the_next_wait_for_the_window_or_a_full_batch() -> None:
+    batches: list[list[int]] = []
+    batcher = Batcher(batches.append, window_s=30, max_items=3, name="test-batcher")
+    batcher.add(1)
+    wait_for(lambda: batches, seconds=5)  # not held for the 30 s window
+    batcher.add(2)
+    batcher.add(3)
+    time.sleep(0.2)
+    assert batches == [[1]]  # within the window after a send: held
+    batcher.add(4)
+    wait_for(lambda: len(batches) == 2, seconds=5)  # a full batch goes at once
+    assert batches == [[1], [2, 3, 4]]

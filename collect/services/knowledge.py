@@ -57,15 +57,16 @@ def _send_batch(message_ids: list[int]) -> None:
     messages_knowledge.delay(message_ids)
 
 
-# One task for the messages a chat process stores within DISPATCH_WINDOW_S (groundwork/batching.py).
+# At most one task per DISPATCH_WINDOW_S from a chat process, for the messages it stored meanwhile
+# (groundwork/batching.py); a message after a quiet spell goes at once.
 DISPATCH_WINDOW_S = 0.1
 DISPATCH_MAX = 20
 _dispatcher = Batcher(_send_batch, window_s=DISPATCH_WINDOW_S, max_items=DISPATCH_MAX, name="knowledge-dispatch")
 
 
 def knowledge_dispatch(*, message_id: int) -> None:
-    """Queue the retrieval of one stored message (Celery mode), in one task with the others this
-    process stores within DISPATCH_WINDOW_S. A task lost on the way is made up for by the sweep."""
+    """Queue the retrieval of one stored message (Celery mode), batched with the others this process
+    stores while a DISPATCH_WINDOW_S window runs. A task lost on the way is made up for by the sweep."""
     _dispatcher.add(message_id)
 
 
