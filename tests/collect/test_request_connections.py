@@ -51,10 +51,12 @@ def test_requests_leave_no_database_connection_open(server: int, campaign) -> No
         http.close()
         return status
 
+    # Sessions of this test process's other threads (earlier tests' socket calls) are not the server's.
+    before = other_sessions()
     with ThreadPoolExecutor(max_workers=10) as pool:
         assert set(pool.map(join, range(40))) == {302}  # into the waiting room
     # Each request closes its connection as it ends (just after its response is sent).
     deadline = time.monotonic() + 5
-    while (left := other_sessions()) > 0 and time.monotonic() < deadline:
+    while (left := other_sessions()) > before and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert left == 0
+    assert left <= before
