@@ -2,11 +2,11 @@
 
 Django's ASGI handler runs each request's synchronous code on a thread of its own, made for that
 request and dropped after it. Django keeps a connection per thread, and CONN_MAX_AGE (which the
-chat sockets' long-lived threads rely on) kept each request thread's connection open after its
-request. The dead thread's connection was then only closed when Python's cyclic garbage collector
-came round to it: a burst of joins (300 at 40 at a time, on one process) reached PostgreSQL's
-100 connections and failed with "too many clients". Closing at the end of the request, on the
-request's own thread, bounds the connections of HTTP traffic by the requests in flight."""
+chat sockets' long-lived threads rely on) would keep each request thread's connection open after
+its request, until Python's cyclic garbage collector came round to the dead thread's connection:
+a burst of joins (300, 40 at a time, on one process) then reaches PostgreSQL's 100 connections and
+fails with "too many clients". Closing at the end of the request, on the request's own thread,
+bounds the connections of HTTP traffic by the requests in flight."""
 
 from __future__ import annotations
 

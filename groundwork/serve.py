@@ -11,8 +11,8 @@ handshake: code 1009 and autobahn's reason.
 
 daphne pings a websocket whose page has sent nothing for --ping-interval seconds (20 by default)
 and closes it when no pong comes within --ping-timeout. The pages send a `ping` frame every 30 s
-(for presence), so with daphne's default every open socket was pinged once between two of its own
-pings: at 2,000 sockets that cost the chat processes more CPU than the pages' own pings. Here the
+(for presence), so with daphne's default every open socket would be pinged once between two of its
+own pings: at 2,000 sockets that costs the chat processes more CPU than the pages' own pings. Here the
 default interval is PING_INTERVAL_S, above the pages' period: daphne pings only a socket whose page
 has gone quiet, which is what its ping is for. Everything else is daphne's own command line."""
 
