@@ -231,7 +231,11 @@ class RoomConsumer(GroundworkConsumer):
                 # The TF-IDF panel is out; the reranked one follows when (and if) it is ready.
                 if retrieval.rerank_on_worker():
                     # The worker publishes it to the room: no thread or poll of this process waits.
-                    await _off_loop(knowledge.rerank_dispatch)(room_id=self.room_id, role=role, frame=frame)
+                    # A broker publish and no database: not _off_loop, whose connection checks
+                    # would cost the pool thread's next message a health-check round trip.
+                    await sync_to_async(knowledge.rerank_dispatch, thread_sensitive=False)(
+                        room_id=self.room_id, role=role, frame=frame
+                    )
                     continue
                 self.reranks.add(task := asyncio.create_task(self.rerank(role, frame)))
                 task.add_done_callback(self.reranks.discard)
