@@ -106,18 +106,27 @@ def bench_campaign(slug: str) -> None:
 
 
 def rooms_end(slug: str) -> int:
-    """End the bench campaign's rooms that are still open, so that they neither pile up over runs
-    nor wait out their hour of grace."""
+    """End the bench campaign's open rooms and waits (every member `left`), recorded as the
+    lifecycle sweep records them, so that they neither pile up over runs nor wait out their hour of
+    grace. Returns how many rooms it ended."""
+    from django.db import transaction
     from django.utils import timezone
 
-    from collect.models import Assignment, AssignmentStatus, Room, RoomStatus
+    from collect.lifecycle.outcomes import assignment_outcome_set, room_outcomes_set
+    from collect.models import Assignment, AssignmentStatus, Outcome, Room, RoomStatus
+    from collect.protocols import get_protocol
+    from collect.services.matchmaking import LIVE_ROOM_STATUSES
 
-    now = timezone.now()
-    open_rooms = Room.objects.filter(campaign__slug=slug).exclude(status__in=(RoomStatus.COMPLETE, RoomStatus.INCOMPLETE))
-    seats = Assignment.objects.filter(campaign__slug=slug)
-    seats.filter(status=AssignmentStatus.WAITING).update(status=AssignmentStatus.LEFT, ended_at=now)
-    seats.filter(room__in=open_rooms, status=AssignmentStatus.PAIRED).update(status=AssignmentStatus.FINISHED, ended_at=now)
-    return open_rooms.update(status=RoomStatus.INCOMPLETE, end_reason="bench over", ended=now)
+    waiting = Assignment.objects.filter(campaign__slug=slug, status=AssignmentStatus.WAITING)
+    for assignment_id in waiting.values_list("pk", flat=True):
+        assignment_outcome_set(assignment_id=assignment_id, outcome=Outcome.LEFT)
+    ended = 0
+    for room in Room.objects.filter(campaign__slug=slug, status__in=LIVE_ROOM_STATUSES).select_related("campaign"):
+        with transaction.atomic():
+            Room.objects.filter(pk=room.pk).update(status=RoomStatus.INCOMPLETE, end_reason="bench over", ended=timezone.now())
+            room_outcomes_set(room=room, outcomes=dict.fromkeys(get_protocol(room.campaign.protocol).roles, Outcome.LEFT))
+        ended += 1
+    return ended
 
 
 async def pair_all(workers: list, concurrency: int) -> None:
