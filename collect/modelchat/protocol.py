@@ -77,7 +77,9 @@ class ModelChatProtocol(WizardOfWikipedia):
                 state.update(user_state())
         return state
 
-    def message_fields(self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int) -> dict[str, Any]:
+    def message_fields(
+        self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int, recent: list[Message]
+    ) -> dict[str, Any]:
         if assignment.role == APPRENTICE and count:
             unlabeled = ModelTurn.objects.filter(message__room=room, problems__isnull=True).exists()
             if unlabeled and config_for(room.campaign).problems:
@@ -85,7 +87,7 @@ class ModelChatProtocol(WizardOfWikipedia):
         session = duconv_session(room)
         if session is not None:
             return duconv_message_fields(session=session, role=assignment.role, frame=frame)
-        return super().message_fields(room=room, assignment=assignment, frame=frame, count=count)
+        return super().message_fields(room=room, assignment=assignment, frame=frame, count=count, recent=recent)
 
     def after_message(self, *, message: Message) -> dict[str, dict[str, Any]]:
         """WoW's retrieval for the control arm's human wizard. In the model arm the model's turn

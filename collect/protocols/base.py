@@ -64,7 +64,9 @@ class Protocol:
     def state_for_role(self, snapshot: dict[str, Any], role: str) -> dict[str, Any]:
         return {}
 
-    def message_fields(self, *, room: Room, assignment: Any, frame: dict[str, Any], count: int) -> dict[str, Any]:
+    def message_fields(
+        self, *, room: Room, assignment: Any, frame: dict[str, Any], count: int, recent: list[Message]
+    ) -> dict[str, Any]:
         """Validate the protocol's part of a message frame; the extra Message fields to store."""
         return {}
 

@@ -147,7 +147,9 @@ class Curiosity(Protocol):
         return Effect(state=False, knowledge={USER: event, ASSISTANT: event})
 
     # --- messages
-    def message_fields(self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int) -> dict[str, Any]:
+    def message_fields(
+        self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int, recent: list[Message]
+    ) -> dict[str, Any]:
         if assignment.role != ASSISTANT:
             return {"facts": []}
         used = frame.get("used_facts", [])

@@ -77,7 +77,9 @@ class DuConv(Protocol):
         return {"type": "goal", **knowledge_view(goal=session.goal, knowledge=session.knowledge)}
 
     # --- messages
-    def message_fields(self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int) -> dict[str, Any]:
+    def message_fields(
+        self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int, recent: list[Message]
+    ) -> dict[str, Any]:
         used = frame.get("knowledge_used")
         if assignment.role != AGENT:
             if used:

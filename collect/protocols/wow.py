@@ -63,13 +63,14 @@ class WizardOfWikipedia(Protocol):
         room.save(update_fields=["topic", "topic_passage", "status"])
         return Effect(knowledge={WIZARD: self.knowledge_for(room=room, role=WIZARD)})
 
-    def message_fields(self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int) -> dict[str, Any]:
+    def message_fields(
+        self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int, recent: list[Message]
+    ) -> dict[str, Any]:
         if assignment.role != WIZARD:
             return {}
         if "checked" not in frame:
             raise ProtocolError("checked_required", "Check the knowledge sentence you used, or 'No sentence used'.")
         checked = parse_checked(frame["checked"])
-        recent = last_two_messages(room.pk)
         if checked and "knowledge_seq" in checked:
             # Until retrieval for the partner's last turn has arrived, the panel still shows the
             # previous turn's passages: the same indexes would name other sentences now.

@@ -6,14 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, transaction
 from django.utils import timezone
 
 from collect.errors import ProtocolError
 from collect.lifecycle.outcomes import room_outcomes_set
-from collect.models import Assignment, Message, Room, RoomStatus
+from collect.models import Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.protocols.base import Effect
+from groundwork.round_trips import Read, Update, run_together
 
 @dataclass(frozen=True)
 class Posted:
@@ -68,22 +69,48 @@ def message_post(*, room_id: Any, assignment: Assignment, client_id: str, text: 
 
 
 def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any]) -> Message:
-    room = _locked_room(room_id)
+    room, recent = _room_for_message(room_id)
     protocol = get_protocol(room.campaign.protocol)
     if room.status != RoomStatus.CHATTING:
         raise ProtocolError("wrong_state", "The chat is not open for messages.")
-    count = room.messages.count()
+    # Messages are numbered 1, 2, ... under the room's lock: the last one's seq is the count.
+    count = recent[-1].seq if recent else 0
     if protocol.next_role(room, count) != assignment.role:
         raise ProtocolError("not_your_turn", protocol.out_of_turn(role=assignment.role, count=count))
-    fields = protocol.message_fields(room=room, assignment=assignment, frame=frame, count=count)
+    fields = protocol.message_fields(room=room, assignment=assignment, frame=frame, count=count, recent=recent)
     message = Message.objects.create(
         room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields
     )
-    _active(room)
     # Turns alternate, so after the second speaker's message both have spoken (count + 1) / 2 turns.
     if message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit:
         _end(room, status=RoomStatus.RATING, reason="turn limit reached")
     return message
+
+
+# What a message needs of its room; the saved reranked panels are left out (not read here).
+_ROOM_FIELDS = tuple(f.attname for f in Room._meta.concrete_fields if f.name != "knowledge_reranked")
+_CAMPAIGN_FIELDS = tuple(f.attname for f in Campaign._meta.concrete_fields)
+_RECENT_FIELDS = ("id", "seq", "role", "retrieved_passages")
+
+
+def _room_for_message(room_id: Any) -> tuple[Room, list[Message]]:
+    """Lock the room and stamp its activity, then read it, its campaign and its last two messages
+    (oldest first): one round trip to PostgreSQL (groundwork.round_trips), where each step used to
+    be its own. The update takes the row lock, so the reads after it see the messages of any
+    transaction it waited for."""
+    rooms_ = Room.objects.filter(pk=room_id)
+    _, room_rows, campaign_rows, recent_rows = run_together(
+        Update(rooms_, {"activity_at": timezone.now()}),
+        Read(rooms_.values_list(*_ROOM_FIELDS)),
+        Read(Campaign.objects.filter(rooms=room_id).values_list(*_CAMPAIGN_FIELDS)),
+        Read(Message.objects.filter(room_id=room_id).order_by("-seq").values_list(*_RECENT_FIELDS)[:2]),
+    )
+    if not room_rows:
+        raise Room.DoesNotExist(f"No room {room_id}.")
+    room = Room.from_db(DEFAULT_DB_ALIAS, _ROOM_FIELDS, room_rows[0])
+    room.campaign = Campaign.from_db(DEFAULT_DB_ALIAS, _CAMPAIGN_FIELDS, campaign_rows[0])
+    recent = [Message.from_db(DEFAULT_DB_ALIAS, _RECENT_FIELDS, row) for row in reversed(recent_rows)]
+    return room, recent
 
 
 @dataclass(frozen=True)
