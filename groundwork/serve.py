@@ -14,7 +14,10 @@ and closes it when no pong comes within --ping-timeout. The pages send a `ping` 
 (for presence), so with daphne's default every open socket would be pinged once between two of its
 own pings: at 2,000 sockets that costs the chat processes more CPU than the pages' own pings. Here the
 default interval is PING_INTERVAL_S, above the pages' period: daphne pings only a socket whose page
-has gone quiet, which is what its ping is for. Everything else is daphne's own command line."""
+has gone quiet, which is what its ping is for.
+
+The application is imported before the server runs; the garbage collector is then told to leave
+what it loaded alone (groundwork.gc_tuning). Everything else is daphne's own command line."""
 
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ from typing import Any
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
+
+from groundwork import gc_tuning
 
 # Past this many times the limit, a message is not worth reading to its end.
 DISCARD_FACTOR = 64
@@ -107,8 +112,15 @@ def with_frame_limits(server_class: type[Server]) -> type[Server]:
     return GroundworkServer
 
 
+class GroundworkServer(with_frame_limits(Server)):  # type: ignore[misc]
+    def run(self) -> None:
+        # daphne has imported the application: what it loaded lives as long as the process.
+        gc_tuning.settle()
+        super().run()
+
+
 class GroundworkCommandLine(CommandLineInterface):
-    server_class = with_frame_limits(Server)
+    server_class = GroundworkServer
 
     def __init__(self) -> None:
         super().__init__()
