@@ -30,9 +30,9 @@ def member_get(*, room_id: str, worker_id: int | None) -> Assignment | None:
 
 def _locked_room(room_id: Any) -> Room:
     # Row lock on PostgreSQL, of the room's row only (not of the campaign row every room shares);
-    # on SQLite the IMMEDIATE write transaction itself serialises. This query is on every chat
-    # message: the persona (read only while the topic is chosen) and the saved reranked panels are
-    # left to load when used.
+    # on SQLite the IMMEDIATE write transaction itself serialises. The persona (read only while the
+    # topic is chosen) and the saved reranked panels are left to load when used. A chat message
+    # takes the same lock in its own batch (_room_for_message).
     return Room.objects.select_for_update(of=("self",)).select_related("campaign").defer("knowledge_reranked").get(pk=room_id)
 
 
