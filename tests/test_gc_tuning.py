@@ -1,6 +1,6 @@
 """The server processes leave what they loaded at start-up out of the garbage collector's walks
-(groundwork.gc_tuning): a chat process's full collections otherwise stopped its event loop for
-100–350 ms at 1,000 rooms."""
+(groundwork.gc_tuning): with Python's defaults, a chat process's full collections stop its event
+loop for up to 350 ms at 1,000 rooms."""
 
 from __future__ import annotations
 

@@ -95,8 +95,8 @@ _RECENT_FIELDS = ("id", "seq", "role", "retrieved_passages")
 
 def _room_for_message(room_id: Any) -> tuple[Room, list[Message]]:
     """Lock the room and stamp its activity, then read it, its campaign and its last two messages
-    (oldest first): one round trip to PostgreSQL (groundwork.round_trips), where each step used to
-    be its own. The update takes the row lock, so the reads after it see the messages of any
+    (oldest first): one round trip to PostgreSQL (groundwork.round_trips) instead of one per
+    step. The update takes the row lock, so the reads after it see the messages of any
     transaction it waited for."""
     rooms_ = Room.objects.filter(pk=room_id)
     _, room_rows, campaign_rows, recent_rows = run_together(
