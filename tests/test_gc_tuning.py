@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gc
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from celery.signals import worker_process_init
 
 import groundwork.celery  # noqa: F401 (connects the worker signal)
 from groundwork import gc_tuning
+from tests.collect.nodes import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,12 +29,6 @@ def unfrozen():
     yield
     gc.unfreeze()
     gc.set_threshold(*thresholds)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_settle_takes_what_is_loaded_out_of_the_walks(unfrozen):
