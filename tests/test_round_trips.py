@@ -12,8 +12,8 @@ import pytest
 from django.db import IntegrityError, connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
-from collect.models import Campaign, Message, Room
-from groundwork.round_trips import Read, Update, run_together
+from collect.models import Assignment, Campaign, Message, Room
+from groundwork.round_trips import Param, Prepared, Read, Update, insert, run_together
 from tests.factories import add_message, make_campaign, make_room
 
 on_postgres = pytest.mark.skipif(
@@ -97,3 +97,52 @@ def test_a_read_after_the_lock_sees_what_the_lock_holder_committed():
     thread.join()
     assert returned_at > committed_at[0]  # it did wait for the lock
     assert seqs == [(1,)]
+
+
+ROOM_ID = Param("room", Room._meta.pk)
+LOCK = Prepared(lambda: Update(Room.objects.filter(pk=ROOM_ID), {"end_reason": Param("reason", Room._meta.get_field("end_reason"))}))
+RECENT = Prepared(lambda: Read(Message.objects.filter(room_id=ROOM_ID).order_by("-seq").values_list("seq", "role", "retrieved_passages")[:2]))
+
+
+@pytest.mark.django_db
+def test_a_prepared_statement_gives_what_the_orm_gives_for_each_binding():
+    rooms = [make_room(make_campaign(slug=f"c{i}")) for i in range(2)]
+    add_message(rooms[0], "wizard", "one", retrieved_passages=[{"A": ["a."]}])
+    add_message(rooms[0], "apprentice", "two")
+    add_message(rooms[1], "wizard", "three", retrieved_passages=[{"B": ["b."]}])
+    for room, reason in zip(rooms, ("first", "second")):
+        with transaction.atomic():
+            changed, recent = run_together(LOCK(room=str(room.pk), reason=reason), RECENT(room=room.pk))
+        assert changed == 1
+        assert recent == list(Message.objects.filter(room=room).order_by("-seq").values_list("seq", "role", "retrieved_passages")[:2])
+        assert Room.objects.get(pk=room.pk).end_reason == reason
+    assert recent == [(1, "wizard", [{"B": ["b."]}])]  # the JSON column converted as the ORM converts it
+
+
+@pytest.mark.django_db
+def test_a_prepared_statement_is_compiled_once_per_connection():
+    room = make_room(make_campaign())
+    builds = []
+    counted = Prepared(lambda: builds.append(1) or Read(Room.objects.filter(pk=ROOM_ID).values_list("status")))
+    for _ in range(3):
+        assert run_together(counted(room=room.pk)) == [[(room.status,)]]
+    assert len(builds) == 1
+    with CaptureQueriesContext(connection) as queries:
+        run_together(counted(room=room.pk), LOCK(room=room.pk, reason="logged"))
+    assert [q["sql"].split()[0] for q in queries.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))] == ["SELECT", "UPDATE"]
+
+
+@pytest.mark.django_db
+def test_insert_stores_what_save_stores():
+    room = make_room(make_campaign())
+    seat = Assignment.objects.filter(room=room).first()
+    message = Message(room=room, seq=1, sender=seat, role=seat.role, client_id="c1", text="hello",
+                      checked_sentence={"A": "a."}, retrieved_passages=None)
+    insert(message)
+    assert message.pk is not None and not message._state.adding
+    stored = Message.objects.get(pk=message.pk)
+    assert (stored.text, stored.checked_sentence, stored.retrieved_passages, stored.liked) == ("hello", {"A": "a."}, None, False)
+    assert stored.created == message.created and stored.created is not None  # auto_now_add, set when bound
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert(Message(room=room, seq=2, sender=seat, role=seat.role, client_id="c1", text="the same client_id"))
+    assert Message.objects.filter(room=room).count() == 1

@@ -14,7 +14,7 @@ from collect.lifecycle.outcomes import room_outcomes_set
 from collect.models import Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.protocols.base import Effect
-from groundwork.round_trips import Read, Update, run_together
+from groundwork.round_trips import Param, Prepared, Read, Update, insert, run_together
 
 @dataclass(frozen=True)
 class Posted:
@@ -78,9 +78,8 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
     if protocol.next_role(room, count) != assignment.role:
         raise ProtocolError("not_your_turn", protocol.out_of_turn(role=assignment.role, count=count))
     fields = protocol.message_fields(room=room, assignment=assignment, frame=frame, count=count, recent=recent)
-    message = Message.objects.create(
-        room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields
-    )
+    message = Message(room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields)
+    insert(message)
     # Turns alternate, so after the second speaker's message both have spoken (count + 1) / 2 turns.
     if message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit:
         _end(room, status=RoomStatus.RATING, reason="turn limit reached")
@@ -91,6 +90,11 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
 _ROOM_FIELDS = tuple(f.attname for f in Room._meta.concrete_fields if f.name != "knowledge_reranked")
 _CAMPAIGN_FIELDS = tuple(f.attname for f in Campaign._meta.concrete_fields)
 _RECENT_FIELDS = ("id", "seq", "role", "retrieved_passages")
+_ROOM_ID = Param("room", Room._meta.pk)
+_LOCK = Prepared(lambda: Update(Room.objects.filter(pk=_ROOM_ID), {"activity_at": Param("now", Room._meta.get_field("activity_at"))}))
+_ROOM = Prepared(lambda: Read(Room.objects.filter(pk=_ROOM_ID).values_list(*_ROOM_FIELDS)))
+_CAMPAIGN = Prepared(lambda: Read(Campaign.objects.filter(rooms=_ROOM_ID).values_list(*_CAMPAIGN_FIELDS)))
+_RECENT = Prepared(lambda: Read(Message.objects.filter(room_id=_ROOM_ID).order_by("-seq").values_list(*_RECENT_FIELDS)[:2]))
 
 
 def _room_for_message(room_id: Any) -> tuple[Room, list[Message]]:
@@ -98,12 +102,8 @@ def _room_for_message(room_id: Any) -> tuple[Room, list[Message]]:
     (oldest first): one round trip to PostgreSQL (groundwork.round_trips) instead of one per
     step. The update takes the row lock, so the reads after it see the messages of any
     transaction it waited for."""
-    rooms_ = Room.objects.filter(pk=room_id)
     _, room_rows, campaign_rows, recent_rows = run_together(
-        Update(rooms_, {"activity_at": timezone.now()}),
-        Read(rooms_.values_list(*_ROOM_FIELDS)),
-        Read(Campaign.objects.filter(rooms=room_id).values_list(*_CAMPAIGN_FIELDS)),
-        Read(Message.objects.filter(room_id=room_id).order_by("-seq").values_list(*_RECENT_FIELDS)[:2]),
+        _LOCK(room=room_id, now=timezone.now()), _ROOM(room=room_id), _CAMPAIGN(room=room_id), _RECENT(room=room_id)
     )
     if not room_rows:
         raise Room.DoesNotExist(f"No room {room_id}.")
