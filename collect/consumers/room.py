@@ -16,6 +16,7 @@ from collect.consumers.base import GroundworkConsumer
 from collect.consumers.db import hot_path_sync_to_async
 from collect.errors import ProtocolError
 from collect.frames import require_int, require_str
+from collect.groups import role_group, room_group
 from collect.lifecycle import presence
 from collect.lifecycle.background import sweeper_ensure
 from collect.lifecycle.heartbeats import heartbeats
@@ -28,10 +29,6 @@ from retrieval import services as retrieval
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
-
-
-def group_for(room_id: Any) -> str:
-    return f"room.{room_id}"
 
 
 def _off_loop(func: Any) -> Any:
@@ -101,7 +98,8 @@ class RoomConsumer(GroundworkConsumer):
         self.protocol = get_protocol(self.member.campaign.protocol)
         self.partner_role = self.protocol.partner_of(self.role)
         self.grace = float(self.member.campaign.disconnect_grace_seconds)
-        await self.channel_layer.group_add(group_for(self.room_id), self.channel_name)
+        await self.channel_layer.group_add(room_group(self.room_id), self.channel_name)
+        await self.channel_layer.group_add(role_group(self.room_id, self.role), self.channel_name)
         # Presence is heartbeat timestamps in the database; the sweep (any process) ends the room
         # when a member stays away past the grace period or stalls past the turn timeout.
         await database_sync_to_async(presence.member_connected)(assignment_id=self.member.pk, socket=self.channel_name)
@@ -113,7 +111,8 @@ class RoomConsumer(GroundworkConsumer):
     async def disconnect(self, code: int) -> None:
         if self.member is None:
             return
-        await self.channel_layer.group_discard(group_for(self.room_id), self.channel_name)
+        await self.channel_layer.group_discard(room_group(self.room_id), self.channel_name)
+        await self.channel_layer.group_discard(role_group(self.room_id, self.role), self.channel_name)
         still = await database_sync_to_async(presence.member_disconnected)(assignment_id=self.member.pk, socket=self.channel_name)
         if not still:
             await self.broadcast({"type": "room.presence", "role": self.role, "connected": False})
@@ -216,7 +215,11 @@ class RoomConsumer(GroundworkConsumer):
 
     # --- outbound
     async def broadcast(self, event: dict[str, Any]) -> None:
-        await self.channel_layer.group_send(group_for(self.room_id), event)
+        await self.channel_layer.group_send(room_group(self.room_id), event)
+
+    async def send_knowledge(self, role: str, frame: dict[str, Any]) -> None:
+        """To that role's sockets only."""
+        await self.channel_layer.group_send(role_group(self.room_id, role), {"type": "room.knowledge", "role": role, "knowledge": frame})
 
     async def broadcast_state(self) -> None:
         snapshot = await database_sync_to_async(selectors.room_snapshot)(self.room_id)
@@ -226,7 +229,7 @@ class RoomConsumer(GroundworkConsumer):
         for role, frame in frames.items():
             if frame is None:
                 continue
-            await self.broadcast({"type": "room.knowledge", "role": role, "knowledge": frame})
+            await self.send_knowledge(role, frame)
             if self.protocol.reranks_knowledge and frame.get("type") == "knowledge" and frame["passages"]:
                 # The TF-IDF panel is out; the reranked one follows when (and if) it is ready.
                 if retrieval.rerank_on_worker():
@@ -252,7 +255,7 @@ class RoomConsumer(GroundworkConsumer):
         reranked = {"type": "knowledge.reranked", "after_seq": frame["after_seq"], "passages": ranked}
         if not await database_sync_to_async(panels.knowledge_reranked_save)(room_id=self.room_id, role=role, frame=reranked):
             return  # the chat has moved on: this panel is out of date
-        await self.broadcast({"type": "room.knowledge", "role": role, "knowledge": reranked})
+        await self.send_knowledge(role, reranked)
 
     async def send_state(self, snapshot: dict[str, Any] | None = None) -> None:
         if snapshot is None:

@@ -14,11 +14,8 @@ from collect.models import Assignment, AssignmentStatus
 from collect.consumers.base import CLOSE_NOT_MEMBER, GroundworkConsumer
 from collect.lifecycle.onboarding import onboarding_needed
 from collect.lifecycle.background import sweeper_ensure
+from collect.groups import assignment_group
 from collect.services import matchmaking
-
-
-def group_for(assignment_id: int) -> str:
-    return f"assignment.{assignment_id}"
 
 
 @database_sync_to_async
@@ -58,7 +55,7 @@ class WaitingConsumer(GroundworkConsumer):
             await self.close(code=CLOSE_NOT_MEMBER)
             self.assignment_id = None
             return
-        await self.channel_layer.group_add(group_for(assignment.pk), self.channel_name)
+        await self.channel_layer.group_add(assignment_group(assignment.pk), self.channel_name)
         if assignment.status == AssignmentStatus.PAIRED:
             await self.send_json(await _paired_frame(assignment.pk))
             return
@@ -116,7 +113,7 @@ class WaitingConsumer(GroundworkConsumer):
 
     async def notify_members(self, room: Any) -> None:
         for member_id in await database_sync_to_async(lambda: list(room.members.values_list("pk", flat=True)))():
-            await self.channel_layer.group_send(group_for(member_id), {"type": "assignment.paired"})
+            await self.channel_layer.group_send(assignment_group(member_id), {"type": "assignment.paired"})
 
     async def assignment_paired(self, event: dict[str, Any]) -> None:
         if self.timer:
@@ -133,5 +130,5 @@ class WaitingConsumer(GroundworkConsumer):
         if self.timer:
             self.timer.cancel()
         if self.assignment_id is not None:
-            await self.channel_layer.group_discard(group_for(self.assignment_id), self.channel_name)
+            await self.channel_layer.group_discard(assignment_group(self.assignment_id), self.channel_name)
             await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=self.assignment_id, connected=False)

@@ -7,6 +7,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from collect import selectors
+from collect.groups import assignment_group, room_group
 from collect.lifecycle.sweep import SweepResult
 
 
@@ -16,6 +17,6 @@ async def sweep_notify(result: SweepResult) -> None:
         return
     for room_id in result.rooms_ended:
         snapshot = await database_sync_to_async(selectors.room_snapshot)(room_id)
-        await layer.group_send(f"room.{room_id}", {"type": "room.state", "snapshot": snapshot})
+        await layer.group_send(room_group(room_id), {"type": "room.state", "snapshot": snapshot})
     for assignment_id in result.waits_ended:
-        await layer.group_send(f"assignment.{assignment_id}", {"type": "assignment.ended"})
+        await layer.group_send(assignment_group(assignment_id), {"type": "assignment.ended"})

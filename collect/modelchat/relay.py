@@ -14,6 +14,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections
 
+from collect.groups import room_group
 from collect.modelchat.turns import model_reply_owed, model_turn_after, model_turn_take, room_model_arm
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ async def _reply(room_id: str, seq: int) -> None:
         # In-process: model_turn_take itself checks that this is a model room.
         event = await sync_to_async(_take, thread_sensitive=False)(room_id, seq)
         if event is not None:
-            await get_channel_layer().group_send(f"room.{room_id}", event)
+            await get_channel_layer().group_send(room_group(room_id), event)
             await sync_to_async(_after, thread_sensitive=False)(room_id, event["message"]["seq"])
     except Exception:  # noqa: BLE001 - logged; the evaluator can resend after a sync
         log.exception("room %s: the model's reply to #%d failed", room_id, seq)

@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import shared_task
 
+from collect.groups import room_group
 from collect.modelchat.turns import model_turn_after, model_turn_take
 from groundwork.layer_publish import group_send
 
@@ -16,6 +17,6 @@ def model_turn(room_id: str, after_seq: int) -> bool:
     event: dict[str, Any] | None = model_turn_take(room_id=room_id, after_seq=after_seq)
     if event is None:
         return False
-    group_send(f"room.{room_id}", event)
+    group_send(room_group(room_id), event)
     model_turn_after(room_id=room_id, seq=event["message"]["seq"])
     return True

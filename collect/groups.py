@@ -1,0 +1,20 @@
+"""Channel-layer group names. Every socket of a room is in the room's group; it is also in its
+role's group, so that what only one role is shown (the wizard's knowledge panels) reaches only
+that role's sockets, not every socket of the room only to be dropped there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def room_group(room_id: Any) -> str:
+    return f"room.{room_id}"
+
+
+def role_group(room_id: Any, role: str) -> str:
+    return f"room.{room_id}.{role}"
+
+
+def assignment_group(assignment_id: Any) -> str:
+    """The waiting page's socket for one assignment."""
+    return f"assignment.{assignment_id}"
