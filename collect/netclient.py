@@ -20,7 +20,6 @@ from urllib.parse import urlsplit
 import websockets
 
 STATUS_EVERY_S = 5.0
-PING_EVERY_S = 30.0
 
 
 @dataclass
@@ -143,7 +142,6 @@ class Worker:
             while not self.done:
                 self.socket = await self._connect(self.room_path)
                 self.acted = None  # what was sent on a lost connection may never have arrived
-                pinger = asyncio.create_task(self._ping(self.socket))
                 try:
                     await self.socket.send(json.dumps({"type": "sync", "after": self.last_seq}))
                     for frame in list(self.unacked.values()):
@@ -155,16 +153,10 @@ class Worker:
                 except websockets.ConnectionClosed:
                     self.stats.reconnects += 1
                 finally:
-                    pinger.cancel()
                     self.socket = None
             await asyncio.sleep(0)
         finally:
             driver.cancel()
-
-    async def _ping(self, socket: Any) -> None:
-        while True:
-            await asyncio.sleep(PING_EVERY_S)
-            await socket.send(json.dumps({"type": "ping"}))
 
     def _on_frame(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]

@@ -10,11 +10,12 @@ gets from Groundwork; the socket stays open. Only a message past DISCARD_FACTOR 
 handshake: code 1009 and autobahn's reason.
 
 daphne pings a websocket whose page has sent nothing for --ping-interval seconds (20 by default)
-and closes it when no pong comes within --ping-timeout. The pages send a `ping` frame every 30 s
-(for presence), so with daphne's default every open socket would be pinged once between two of its
-own pings: at 2,000 sockets that costs the chat processes more CPU than the pages' own pings. Here the
-default interval is PING_INTERVAL_S, above the pages' period: daphne pings only a socket whose page
-has gone quiet, which is what its ping is for.
+and closes it when no pong comes within --ping-timeout (30). Those pings are the pages' heartbeat:
+a browser answers them itself, even in a background tab whose timers it throttles, so the pages
+send no heartbeat frames, and an open socket is a present member (collect/lifecycle/heartbeats.py).
+Here the default interval is PING_INTERVAL_S: a page gone for good is closed within a minute, and a
+chatting page, which sends its messages, is seldom pinged at all. A proxy in front must keep a
+quiet websocket longer than that (HAProxy's `timeout tunnel` in `make run-prod`).
 
 The application is imported before the server runs; the garbage collector is then told to leave
 what it loaded alone (groundwork.gc_tuning). Everything else is daphne's own command line."""
@@ -32,8 +33,8 @@ from groundwork import gc_tuning
 
 # Past this many times the limit, a message is not worth reading to its end.
 DISCARD_FACTOR = 64
-# Above the pages' 30 s ping (static/js/socket.js), with room for a late timer.
-PING_INTERVAL_S = 45
+# With daphne's 30 s pong timeout, a dead connection is closed within a minute.
+PING_INTERVAL_S = 30
 
 
 def too_large_frame(limit: int) -> bytes:

@@ -37,6 +37,17 @@ def scope_ip(scope: dict[str, Any]) -> str | None:
 
 
 class GroundworkConsumer(AsyncJsonWebsocketConsumer):
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            # However the socket ends: closed, or its instance cancelled by daphne, which then
+            # runs no disconnect().
+            self.released()
+
+    def released(self) -> None:
+        """What this socket holds in the process, let go when it ends (overridden)."""
+
     async def connect(self) -> None:
         self.limiter = RateLimiter(settings.WS_RATE_PER_10S, 10.0)
         await self.accept()

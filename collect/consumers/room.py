@@ -82,6 +82,7 @@ class RoomConsumer(GroundworkConsumer):
     # sent since. A member who lacks messages (a broadcast died with another process) is caught up.
     base = 0
     synced = False
+    stamped = False  # counted in this process's heartbeats
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -103,10 +104,17 @@ class RoomConsumer(GroundworkConsumer):
         # Presence is heartbeat timestamps in the database; the sweep (any process) ends the room
         # when a member stays away past the grace period or stalls past the turn timeout.
         await database_sync_to_async(presence.member_connected)(assignment_id=self.member.pk, socket=self.channel_name)
+        heartbeats.opened(self.member.pk)
+        self.stamped = True
         sweeper_ensure()
         self.partner_online = await database_sync_to_async(presence.partner_present)(room_id=self.room_id, role=self.role)
         await self.send_state()
         await self.broadcast({"type": "room.presence", "role": self.role, "connected": True})
+
+    def released(self) -> None:
+        if self.stamped:
+            heartbeats.closed(self.member.pk)
+            self.stamped = False
 
     async def disconnect(self, code: int) -> None:
         if self.member is None:
@@ -210,7 +218,7 @@ class RoomConsumer(GroundworkConsumer):
         await self.broadcast_state()
 
     async def on_ping(self, frame: dict[str, Any]) -> None:
-        heartbeats.heard(self.member.pk)
+        # A client's own liveness check; presence comes from the open socket (lifecycle.heartbeats).
         await self.send_json({"type": "pong"})
 
     # --- outbound

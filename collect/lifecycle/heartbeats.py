@@ -1,43 +1,54 @@
-"""Pings, written to the database together. A room page pings every 30 s, so a room's two pages
-ping about as often as its members send chat messages at a human pace, and one UPDATE per ping
-would double the database writes of a chat. A process collects the
-members it heard from and stamps them all in one UPDATE every FLUSH_SECONDS. `last_seen` is read
-with a slack of presence.PING_SLACK_SECONDS, far more than the flush adds; a process that dies
-loses at most its last few seconds of pings, which the slack also covers."""
+"""Heartbeats: a chat process stamps `last_seen` on every member whose room socket it holds open, all
+of them in one UPDATE every STAMP_SECONDS.
+
+A socket stays open only while its page is there to answer: daphne pings a connection that has
+been quiet for a while and closes it when no pong comes (groundwork/serve.py), and a browser
+answers those pings itself, even for a page in a background tab whose timers it throttles. So the
+pages send no heartbeat frames of their own, and the chat processes read none. A process that
+dies stops stamping: its members' `last_seen` ages, and the sweep (any process) ends their rooms
+(presence.PING_SLACK_SECONDS)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 
 from channels.db import database_sync_to_async
 
 from collect.lifecycle import presence
 
 log = logging.getLogger(__name__)
-FLUSH_SECONDS = 5.0
+STAMP_SECONDS = 15.0
 
 
 class Heartbeats:
     def __init__(self) -> None:
-        self.pending: set[int] = set()
-        self.flusher: asyncio.Task | None = None
+        self.open: Counter[int] = Counter()  # member → room sockets open in this process
+        self.stamper: asyncio.Task | None = None
 
-    def heard(self, assignment_id: int) -> None:
-        self.pending.add(assignment_id)
+    def opened(self, assignment_id: int) -> None:
+        self.open[assignment_id] += 1
         loop = asyncio.get_running_loop()
-        if self.flusher is None or self.flusher.done() or self.flusher.get_loop() is not loop:
-            self.flusher = loop.create_task(self._flush_soon())
+        if self.stamper is None or self.stamper.done() or self.stamper.get_loop() is not loop:
+            self.stamper = loop.create_task(self._stamp())
 
-    async def _flush_soon(self) -> None:
-        # Until nothing is left: pings heard during a flush wait for the next round of this task.
-        while self.pending:
-            await asyncio.sleep(FLUSH_SECONDS)
-            heard, self.pending = self.pending, set()
+    def closed(self, assignment_id: int) -> None:
+        self.open[assignment_id] -= 1
+        if self.open[assignment_id] <= 0:
+            del self.open[assignment_id]
+
+    async def _stamp(self) -> None:
+        # Until no socket is left; the next one to open starts it again.
+        while self.open:
+            await asyncio.sleep(STAMP_SECONDS)
+            members = list(self.open)
+            if not members:
+                return
             try:
-                await database_sync_to_async(presence.members_seen)(assignment_ids=heard)
-            except Exception:  # a lost heartbeat ages a member by seconds; the next ping stamps them
-                log.exception("could not record %d heartbeats", len(heard))
+                await database_sync_to_async(presence.members_seen)(assignment_ids=members)
+            except Exception:  # a missed stamp ages the members by seconds; the next one stamps them
+                log.exception("could not stamp %d members' heartbeats", len(members))
 
 
 heartbeats = Heartbeats()

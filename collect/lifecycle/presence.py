@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from collect.models import Assignment
 
-# Pages ping every 30 s, and a ping is written up to heartbeats.FLUSH_SECONDS later: a member silent
-# this much longer than the grace period is gone even if their disconnect was never processed
-# (daphne can drop connections without running disconnect()).
+# An open socket's member is stamped every heartbeats.STAMP_SECONDS by its process: a member not
+# stamped for this much longer than the grace period is gone even if their disconnect was never
+# processed (their process died).
 PING_SLACK_SECONDS = 45
 
 

@@ -1,14 +1,14 @@
 // A reconnecting websocket client for Groundwork's sockets (docs/websocket-protocol.md).
 //
 // - Reconnects with backoff after an unexpected close; stops on a 44xx close (the server refused us).
-// - Pings every 30 s so proxies and the server see the connection alive.
+// - Sends no heartbeat frames: the server pings a quiet connection at the websocket level, which the
+//   browser answers by itself (even for a background tab), and counts an open socket as present.
 // - With `sync: true` (room socket): remembers the highest message seq seen, sends
 //   {"type":"sync","after":seq} after every (re)connect, and resends messages that were never
 //   acked with the same client_id — the server stores a resend once and re-acks the same seq.
 
 import { socketUrl } from "./dom.js";
 
-const PING_MS = 30000;
 const MAX_BACKOFF_MS = 10000;
 
 export class GroundworkSocket {
@@ -31,7 +31,6 @@ export class GroundworkSocket {
     this.ws = null;
     this.stopped = false;
     this.attempt = 0;
-    this.pingTimer = null;
     this.retryTimer = null;
   }
 
@@ -45,7 +44,6 @@ export class GroundworkSocket {
   stop() {
     this.stopped = true;
     clearTimeout(this.retryTimer);
-    this._stopPing();
     if (this.ws && this.ws.readyState <= WebSocket.OPEN) this.ws.close(1000);
   }
 
@@ -90,7 +88,6 @@ export class GroundworkSocket {
         this.send({ type: "sync", after: this.lastSeq });
         for (const frame of this.unacked.values()) this.send(frame);
       }
-      this._startPing();
     });
     ws.addEventListener("message", (event) => {
       if (ws !== this.ws) return;
@@ -106,7 +103,6 @@ export class GroundworkSocket {
     });
     ws.addEventListener("close", (event) => {
       if (ws !== this.ws) return;
-      this._stopPing();
       // 4xxx: the application closed us on purpose (e.g. 4403 not a member) — retrying cannot help.
       if (this.stopped || (event.code >= 4000 && event.code < 5000)) {
         this.stopped = true;
@@ -133,15 +129,5 @@ export class GroundworkSocket {
     this.onStatus("reconnecting");
     const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(this.attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
     this.retryTimer = setTimeout(() => this._connect(), delay);
-  }
-
-  _startPing() {
-    this._stopPing();
-    this.pingTimer = setInterval(() => this.send({ type: "ping" }), PING_MS);
-  }
-
-  _stopPing() {
-    clearInterval(this.pingTimer);
-    this.pingTimer = null;
   }
 }

@@ -348,23 +348,37 @@ def last_seen(assignment: Assignment) -> object:
     return Assignment.objects.values_list("last_seen", flat=True).get(pk=assignment.pk)
 
 
-async def test_pings_are_stamped_on_the_member_in_one_batched_write(paired: PairedRoom, monkeypatch) -> None:
-    monkeypatch.setattr(heartbeats, "FLUSH_SECONDS", 0.2)
+async def stamped_within(assignment: Assignment, since: object, seconds: float) -> bool:
+    for _ in range(int(seconds / 0.05)):
+        if await last_seen(assignment) > since:
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_an_open_socket_stamps_its_member_until_it_closes(paired: PairedRoom, monkeypatch) -> None:
+    monkeypatch.setattr(heartbeats, "STAMP_SECONDS", 0.2)
     apprentice = await join(paired, paired.apprentice)
     long_ago = timezone.now() - timedelta(hours=1)
     members = [paired.apprentice.assignment.pk, paired.wizard.assignment.pk]
     await database_sync_to_async(Assignment.objects.filter(pk__in=members).update)(last_seen=long_ago)
-    await send(apprentice, {"type": "ping"})
-    await receive_until(apprentice, "pong")
-    # Not on the ping itself: with the flush.
-    seen = await last_seen(paired.apprentice.assignment)
-    assert seen == long_ago
-    for _ in range(50):
-        seen = await last_seen(paired.apprentice.assignment)
-        if seen > long_ago:
-            break
-        await asyncio.sleep(0.1)
-    assert seen > timezone.now() - timedelta(minutes=1)
-    # Only the member who was heard from.
-    assert await last_seen(paired.wizard.assignment) == long_ago
+    # The page sends nothing: its open socket is the heartbeat.
+    assert await stamped_within(paired.apprentice.assignment, long_ago, 3)
+    assert await last_seen(paired.wizard.assignment) == long_ago  # no socket, no stamp
     await apprentice.disconnect()
+    await asyncio.sleep(0.5)  # a stamp already under way lands
+    assert not await stamped_within(paired.apprentice.assignment, await last_seen(paired.apprentice.assignment), 1)
+
+
+async def test_a_socket_whose_instance_is_cancelled_stops_stamping(paired: PairedRoom, monkeypatch) -> None:
+    """daphne cancels an application instance that does not end in time after its connection
+    closed, and no disconnect() runs then: the member must not stay stamped by this process."""
+    monkeypatch.setattr(heartbeats, "STAMP_SECONDS", 0.2)
+    apprentice = await join(paired, paired.apprentice)
+    assert heartbeats.heartbeats.open[paired.apprentice.assignment.pk] == 1
+    apprentice.future.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await apprentice.future
+    assert paired.apprentice.assignment.pk not in heartbeats.heartbeats.open
+    await asyncio.sleep(0.5)
+    assert not await stamped_within(paired.apprentice.assignment, await last_seen(paired.apprentice.assignment), 1)
