@@ -53,7 +53,7 @@ defaults
     timeout connect 5s
     timeout client 60s
     timeout server 60s
-    # An open websocket is a tunnel once upgraded; pages ping every 30 s.
+    # An open websocket is a tunnel once upgraded; daphne pings one quiet for 30 s (groundwork/serve.py).
     timeout tunnel 1h
 
 frontend groundwork

@@ -12,7 +12,8 @@ from django.utils import timezone
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus, Worker
 from collect.protocols import get_protocol
 
-# A waiting worker's page pings every 30 s; one silent for longer than this has left.
+# A waiting worker's page asks for its status every 5 s (static/js/waiting.js); one silent for longer
+# than this has left.
 WAITING_STALE_SECONDS = 45
 LIVE_ROOM_STATUSES = (RoomStatus.CHOOSING_TOPIC, RoomStatus.PREPARING, RoomStatus.CHATTING, RoomStatus.RATING)
 
