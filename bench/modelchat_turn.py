@@ -88,12 +88,14 @@ async def run(turns: int) -> tuple[list[float], list[int]]:
 
 
 async def receive(socket, predicate) -> dict:
+    from collect.frames import unbundled
+
     while True:
-        frame = await socket.receive_json_from(timeout=10)
-        if frame["type"] == "error":
-            raise RuntimeError(frame)
-        if predicate(frame):
-            return frame
+        for frame in unbundled(await socket.receive_json_from(timeout=10)):
+            if frame["type"] == "error":
+                raise RuntimeError(frame)
+            if predicate(frame):
+                return frame
 
 
 def main() -> None:

@@ -126,3 +126,12 @@ def parse_checked(value: Any) -> dict[str, Any] | None:
         # Retrieved passages change every turn: name the panel (its after_seq) the sentence is from.
         checked["knowledge_seq"] = require_int(value, "knowledge_seq", low=0)
     return checked
+
+
+def unbundled(frame: dict[str, Any]) -> list[dict[str, Any]]:
+    """A server frame as a client handles it: a relayed `message` carries the room's state after
+    it (one frame per socket and message), which comes out here as a `state` frame of its own."""
+    if frame.get("type") != "message" or "state" not in frame:
+        return [frame]
+    message = dict(frame)
+    return [message, message.pop("state")]

@@ -1,7 +1,7 @@
 """A scripted Wizard of Wikipedia worker over the network, doing what the pages do: join by link,
 wait on the waiting socket (asking for its status every few seconds), then chat on the room
 socket — reconnect with backoff, `sync` from the last seq seen, resend what was not acked. Used by
-the multi-process fault tests and by bench/chat_load.py; it needs only `websockets`, not Django.
+the multi-process fault tests and by bench/chat_load.py; it needs `websockets`, not Django's settings.
 
 A `Node` list stands for the servers: a page that loses its connection retries the same node and
 then the others, as a browser behind a load balancer would."""
@@ -18,6 +18,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import websockets
+
+from collect.frames import unbundled
 
 STATUS_EVERY_S = 5.0
 
@@ -147,7 +149,8 @@ class Worker:
                     for frame in list(self.unacked.values()):
                         await self.socket.send(json.dumps(frame))
                     async for raw in self.socket:
-                        self._on_frame(json.loads(raw))
+                        for frame in unbundled(json.loads(raw)):
+                            self._on_frame(frame)
                         if self.done:
                             break
                 except websockets.ConnectionClosed:

@@ -15,6 +15,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
 
+from collect.frames import unbundled
 from collect.models import Campaign
 from collect.services import matchmaking
 
@@ -68,16 +69,19 @@ async def until(bot: Bot, predicate: Any, timeout: float) -> dict[str, Any]:
     """Read frames, tracking state and knowledge, until one satisfies `predicate`."""
     kind, field_name = bot.knowledge_frame
     while True:
-        frame = await bot.socket.receive_json_from(timeout=timeout)
-        if frame["type"] == "state":
-            bot.state = frame
-        elif frame["type"] == kind:
-            bot.knowledge = frame[field_name]
-            bot.knowledge_seq = frame["after_seq"]
-        elif frame["type"] == "error":
-            raise RuntimeError(f"{bot.name} was refused: {frame['code']}: {frame['message']}")
-        if predicate(frame):
-            return frame
+        found = None
+        for frame in unbundled(await bot.socket.receive_json_from(timeout=timeout)):
+            if frame["type"] == "state":
+                bot.state = frame
+            elif frame["type"] == kind:
+                bot.knowledge = frame[field_name]
+                bot.knowledge_seq = frame["after_seq"]
+            elif frame["type"] == "error":
+                raise RuntimeError(f"{bot.name} was refused: {frame['code']}: {frame['message']}")
+            if found is None and predicate(frame):
+                found = frame
+        if found is not None:
+            return found
 
 
 def _wizard_reply(bot: Bot) -> tuple[str, dict[str, Any]]:

@@ -278,9 +278,10 @@ class RoomConsumer(GroundworkConsumer):
         if self.synced and self.lacks(seq - 1):
             await self.catch_up(self.base)  # fills the gap, this message included
             return
-        await self.send_json({**event["message"], **event["extras"].get(self.role, {})})
+        # The room's state after this message rides in the same frame: one frame per socket.
+        state = selectors.state_for(event["snapshot"], role=self.role, partner_connected=self.partner_online)
+        await self.send_json({**event["message"], **event["extras"].get(self.role, {}), "state": state})
         self.sent.add(seq)
-        await self.send_state(event["snapshot"])
 
     async def room_catchup(self, event: dict[str, Any]) -> None:
         """Another member synced after a reconnect (or resent a message): what it broadcast before

@@ -139,7 +139,9 @@ export class ChatRoom {
       case "state":
         return this._applyState(frame);
       case "message":
-        return this._showMessage(frame);
+        // A broadcast message carries the room's state after it; a catch-up sends its state apart.
+        this._showMessage(frame);
+        return frame.state ? this._applyState(frame.state) : undefined;
       case "ack":
         return this._onAck(frame);
       case "partner":

@@ -139,6 +139,25 @@ async def test_it_stores_the_checked_sentence_and_relays_the_message(chatting: P
     await apprentice.disconnect()
 
 
+async def test_a_relayed_message_carries_the_rooms_state_after_it(chatting: PairedRoom) -> None:
+    """One frame per socket and message: the state rides inside the message frame."""
+    wizard = await connect(path(chatting), chatting.wizard.cookie, raw=True)
+    apprentice = await connect(path(chatting), chatting.apprentice.cookie, raw=True)
+    await receive_until(wizard, "state")
+    await receive_until(apprentice, "state")
+    await send(wizard, {"type": "message", "client_id": "m1", "text": "Hello", "checked": {"no_passages_used": True}})
+    relayed = await receive_until(apprentice, "message")
+    assert relayed["seq"] == 1 and relayed["text"] == "Hello"
+    assert relayed["state"]["type"] == "state" and relayed["state"]["role"] == "apprentice"
+    assert relayed["state"]["last_seq"] == 1 and relayed["state"]["your_turn"] is True
+    echoed = await receive_until(wizard, "message")
+    assert echoed["checked_sentence"] == "no_passages_used"
+    assert echoed["state"]["role"] == "wizard" and echoed["state"]["your_turn"] is False
+    assert await apprentice.receive_nothing(0.3)  # no separate state frame follows
+    await wizard.disconnect()
+    await apprentice.disconnect()
+
+
 async def test_it_stores_a_resent_message_once(chatting: PairedRoom) -> None:
     wizard = await join(chatting, chatting.wizard)
     frame = {"type": "message", "client_id": "same", "text": "Hello", "checked": {"no_passages_used": True}}

@@ -7,14 +7,40 @@ from typing import Any
 
 from channels.testing import WebsocketCommunicator
 
+from collect.frames import unbundled
 from groundwork.asgi import application
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
 
 
-async def connect(path: str, cookie: bytes | None) -> WebsocketCommunicator:
+class Communicator(WebsocketCommunicator):
+    """Frames in the order a page handles them: the `state` a `message` frame carries comes after
+    it as a frame of its own (tests that check the wire itself use `connect(..., raw=True)`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending: list[str] = []
+
+    async def receive_from(self, timeout: float = 1) -> str | bytes:
+        if self.pending:
+            return self.pending.pop(0)
+        payload = await super().receive_from(timeout)
+        if not isinstance(payload, str):
+            return payload
+        frame = json.loads(payload)
+        if not isinstance(frame, dict):
+            return payload
+        first, *rest = unbundled(frame)
+        self.pending.extend(json.dumps(f) for f in rest)
+        return json.dumps(first) if rest else payload
+
+    async def receive_nothing(self, timeout: float = 0.1, interval: float = 0.01) -> bool:
+        return not self.pending and await super().receive_nothing(timeout, interval)
+
+
+async def connect(path: str, cookie: bytes | None, *, raw: bool = False) -> WebsocketCommunicator:
     headers = [ORIGIN] + ([(b"cookie", cookie)] if cookie else [])
-    communicator = WebsocketCommunicator(application, path, headers=headers)
+    communicator = (WebsocketCommunicator if raw else Communicator)(application, path, headers=headers)
     connected, _ = await communicator.connect(timeout=10)  # a loaded machine may take seconds
     assert connected
     return communicator
