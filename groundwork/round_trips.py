@@ -9,7 +9,9 @@ follows a row lock in the same batch sees what the transaction it waited for had
 
 Building and compiling a queryset costs the chat process more CPU than the database spends running
 it. A statement whose shape never changes is written once, as a `Prepared` one with a `Param` where
-each value goes: Django compiles it once per connection, and each use binds only the values.
+each value goes: Django compiles it once per connection, and each use binds only the values. On
+PostgreSQL the values travel apart from the SQL text (server-side binding) and a prepared
+statement is parsed and planned once per connection (`DATABASE_PREPARED_STATEMENTS`).
 
 On other databases (SQLite has no round trips) the statements run one after another."""
 
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 import time
 import weakref
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Union
 
+import psycopg
 from django.db import connections
 from django.db.models import Expression, Field, Model, QuerySet, sql
 from django.db.models.signals import post_save, pre_save
@@ -146,7 +150,7 @@ def run_together(*statements: Statement | Bound, using: str = "default") -> list
     """Each statement's result, in order. Run inside the caller's transaction, if any."""
     connection = connections[using]
     compiled = [statement.compile(connection) for statement in statements]
-    if connection.vendor != "postgresql" or len(compiled) == 1:
+    if connection.vendor != "postgresql":
         with connection.cursor() as cursor:  # Django's own: it logs and wraps errors
             results = []
             for text, params, result in compiled:
@@ -158,17 +162,20 @@ def run_together(*statements: Statement | Bound, using: str = "default") -> list
     started = time.monotonic()
     with connection.wrap_database_errors:
         cursors = []
-        with raw.pipeline():
-            for text, params, _result in compiled:
-                cursor = raw.cursor()
-                cursor.execute(text, params)
+        with raw.pipeline() if len(compiled) > 1 else nullcontext():
+            for statement, (text, params, _result) in zip(statements, compiled):
+                # Django's cursors quote every value into the SQL text in Python (a wizard's
+                # message carries its whole knowledge panel); these send the values apart, and a
+                # prepared statement is parsed and planned once per connection by the server.
+                cursor = psycopg.Cursor(raw)
+                cursor.execute(text, params, prepare=isinstance(statement, Bound))
                 cursors.append(cursor)
         results = [c.result(cursor) for c, cursor in zip(compiled, cursors)]
     if connection.queries_logged:
         # Kept in connection.queries like any other statement (DEBUG, assertNumQueries).
         elapsed = f"{(time.monotonic() - started) / len(compiled):.3f}"
-        for (text, params, _result), cursor in zip(compiled, cursors):
-            connection.queries_log.append({"sql": connection.ops.last_executed_query(cursor, text, params), "time": elapsed})
+        for text, params, _result in compiled:
+            connection.queries_log.append({"sql": connection.ops.compose_sql(text, params), "time": elapsed})
     return results
 
 

@@ -146,3 +146,20 @@ def test_insert_stores_what_save_stores():
     with pytest.raises(IntegrityError), transaction.atomic():
         insert(Message(room=room, seq=2, sender=seat, role=seat.role, client_id="c1", text="the same client_id"))
     assert Message.objects.filter(room=room).count() == 1
+
+
+@on_postgres
+@pytest.mark.django_db
+def test_on_postgresql_a_prepared_statement_is_parsed_once_by_the_server_and_its_values_travel_apart():
+    room = make_room(make_campaign())
+    tricky = "it's a \\ back'slash; -- not a comment %s ünïcode"
+    for _ in range(3):
+        with transaction.atomic():
+            run_together(LOCK(room=room.pk, reason=tricky))
+    run_together(Read(Room.objects.filter(pk=room.pk, end_reason="ad hoc").values_list("id")))
+    assert Room.objects.get(pk=room.pk).end_reason == tricky
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert len([text for text in prepared if text.startswith("UPDATE") and "end_reason" in text]) == 1
+    assert not [text for text in prepared if text.startswith("SELECT") and "end_reason" in text]  # the ad hoc read
