@@ -70,8 +70,11 @@ backend daphne
 
 
 # The workers run at a lower CPU priority than the chat processes: on a machine they share,
-# retrieval and reranking wait a little longer under load, and chat messages do not.
+# retrieval and reranking wait a little longer under load, and chat messages do not. Reranking is
+# lower still: the wizard needs the retrieved panel for their turn, while the reranked order only
+# refines it (a rerank that comes too late is dropped and the retrieval order stays).
 WORKER_NICENESS = 10
+QUEUE_NICENESS = {"rerank": 15}
 
 
 # Queue → worker processes (retrieval on `default`, index builds, reranking, model turns).
@@ -80,7 +83,7 @@ WORKERS = (("default", 2), ("index", 1), ("rerank", 1), ("models", 4))
 
 def worker_command(queue: str, concurrency: int, *, loglevel: str = "INFO") -> list[str]:
     """A Celery worker for one queue, as the Procfile runs it (bench/chat_load.py starts the same)."""
-    return ["nice", "-n", str(WORKER_NICENESS), str(BIN / "celery"), "-A", "groundwork", "worker", "--loglevel", loglevel,
+    return ["nice", "-n", str(QUEUE_NICENESS.get(queue, WORKER_NICENESS)), str(BIN / "celery"), "-A", "groundwork", "worker", "--loglevel", loglevel,
             "--without-gossip", "--without-mingle", "-Q", queue, "-n", f"{queue}@%h", "--concurrency", str(concurrency)]
 
 
