@@ -18,3 +18,9 @@ def role_group(room_id: Any, role: str) -> str:
 def assignment_group(assignment_id: Any) -> str:
     """The waiting page's socket for one assignment."""
     return f"assignment.{assignment_id}"
+
+
+def knowledge_event(role: str, frame: dict[str, Any]) -> dict[str, Any]:
+    """The group event that carries a knowledge frame to `role_group(room, role)`, sent by the chat
+    process itself (the embedded mode) or by a Celery worker (RoomConsumer.room_knowledge)."""
+    return {"type": "room.knowledge", "role": role, "knowledge": frame}

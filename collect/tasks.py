@@ -16,7 +16,7 @@ from asgiref.sync import async_to_sync
 from celery import shared_task
 
 from collect import selectors
-from collect.groups import role_group
+from collect.groups import knowledge_event, role_group
 from collect.lifecycle.notify import sweep_notify
 from collect.lifecycle.sweep import sweep_run
 from collect.models import Message
@@ -33,8 +33,7 @@ SWEEP_AFTER_SECONDS = 20.0
 
 
 def _publish(room_id: Any, role: str, frame: dict[str, Any]) -> None:
-    # The same event the chat consumer sends itself in the in-process mode: to that role's sockets.
-    group_send(role_group(room_id, role), {"type": "room.knowledge", "role": role, "knowledge": frame})
+    group_send(role_group(room_id, role), knowledge_event(role, frame))
 
 
 # acks_late + reject_on_worker_lost: a worker killed mid-task leaves the task on the queue.

@@ -16,7 +16,7 @@ from collect.consumers.base import GroundworkConsumer
 from collect.consumers.db import hot_path_sync_to_async
 from collect.errors import ProtocolError
 from collect.frames import require_int, require_str
-from collect.groups import role_group, room_group
+from collect.groups import knowledge_event, role_group, room_group
 from collect.lifecycle import presence
 from collect.lifecycle.background import sweeper_ensure
 from collect.lifecycle.heartbeats import heartbeats
@@ -227,7 +227,7 @@ class RoomConsumer(GroundworkConsumer):
 
     async def send_knowledge(self, role: str, frame: dict[str, Any]) -> None:
         """To that role's sockets only."""
-        await self.channel_layer.group_send(role_group(self.room_id, role), {"type": "room.knowledge", "role": role, "knowledge": frame})
+        await self.channel_layer.group_send(role_group(self.room_id, role), knowledge_event(role, frame))
 
     async def broadcast_state(self) -> None:
         snapshot = await database_sync_to_async(selectors.room_snapshot)(self.room_id)
