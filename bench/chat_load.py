@@ -9,7 +9,7 @@ By default it starts --nodes daphne processes (ports from --port) and Celery wor
 wizard's retrieval and reranking (as `make run-prod` runs them), creates a bench campaign with the
 demo knowledge, pairs 2 × N scripted workers (HTTP join, waiting socket, room socket), lets every
 room exchange one message per --pace seconds (the wizard checks a sentence of the knowledge it was
-shown), measures --duration seconds, drains, and checks the database. With --target HOST:PORT,...
+shown; the think time runs from the start of the turn, while that knowledge loads), measures --duration seconds, drains, and checks the database. With --target HOST:PORT,...
 and --pids PID,... it uses servers that are already running instead (e.g. `make run-prod`).
 
 Printed: messages/s, ack and partner-delivery latency p50/p95/p99, messages lost (acknowledged but

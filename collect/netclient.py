@@ -226,12 +226,16 @@ class Worker:
 
     async def _say(self, seq: int) -> None:
         frame: dict[str, Any] = {"type": "message", "client_id": uuid.uuid4().hex, "text": ""}
+        # Like a person, the wizard reads and writes while the knowledge for the turn loads: the
+        # think time runs from the start of the turn, and a panel delays the message only when it
+        # arrives after that.
+        ready_at = time.monotonic() + self.think_s * self.rng.uniform(0.5, 1.5)
         if self.role == "wizard":
             checked = await self._checked(seq)
             if checked is None or self.state.get("last_seq") != seq or self.unacked:
                 return
             frame["checked"] = checked
-        await asyncio.sleep(self.think_s * self.rng.uniform(0.5, 1.5))
+        await asyncio.sleep(max(0.0, ready_at - time.monotonic()))
         if self.done or self.paused or self.state.get("last_seq") != seq or self.unacked:
             return
         frame["text"] = f"{self.name} turn {seq + 1}: tell me about blues and guitars ({frame['client_id'][:6]})"
