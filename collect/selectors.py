@@ -101,7 +101,8 @@ CONTEXT_TURNS = 4
 
 def dialogue_context(*, room_id: Any) -> dict[str, Any]:
     """What knowledge is ranked against: {"topic": the chosen topic or "", "turns": the last few
-    utterances, oldest first}."""
-    room = Room.objects.get(pk=room_id)
-    recent = list(Message.objects.filter(room_id=room_id).order_by("-seq").values_list("text", flat=True)[:CONTEXT_TURNS])
-    return {"topic": room.topic or "", "turns": recent[::-1]}
+    utterances, oldest first, "last_seq": the seq of the last message (0 before the first)}."""
+    topic = Room.objects.values_list("topic", flat=True).get(pk=room_id)  # not the room's panels
+    recent = list(Message.objects.filter(room_id=room_id).order_by("-seq").values_list("seq", "text")[:CONTEXT_TURNS])
+    return {"topic": topic or "", "turns": [text for _, text in reversed(recent)],
+            "last_seq": recent[0][0] if recent else 0}

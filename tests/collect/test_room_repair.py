@@ -148,3 +148,25 @@ def test_retrieval_that_runs_after_the_wizard_answered_keeps_its_passages_but_se
     latest = post(chatting.apprentice, "a2", "Who played the blues on guitar?")
     panel = rooms.message_after(message_id=latest.pk).knowledge[wow.WIZARD]
     assert panel["after_seq"] == latest.seq and panel["passages"]
+
+
+def test_a_rerank_that_comes_after_the_wizard_answered_ranks_nothing(chatting: PairedRoom, monkeypatch) -> None:
+    """A rerank behind a backlog: by the time a worker takes it the wizard has answered, so the
+    panel is out of date and ranking it would only waste the worker's time."""
+    import collect.tasks
+
+    def post(seat: Seat, client_id: str, text: str, **frame) -> Message:
+        return rooms.message_post(room_id=chatting.room.id, assignment=seat.assignment, client_id=client_id, text=text,
+                                  frame={"type": "message", "text": text, **frame}).message
+
+    ranked: list[int] = []
+    monkeypatch.setattr(collect.tasks, "passages_rank", lambda **kw: ranked.append(len(kw["passages"])) or kw["passages"])
+    post(chatting.wizard, "w1", "Do you play the guitar?", checked=NONE_USED)
+    asked = post(chatting.apprentice, "a1", "I prefer the blues")
+    panel = rooms.message_after(message_id=asked.pk).knowledge[wow.WIZARD]
+    collect.tasks.knowledge_rerank.run(str(chatting.room.id), wow.WIZARD, panel)
+    assert ranked == [len(panel["passages"])]
+    assert Room.objects.get(pk=chatting.room.pk).knowledge_reranked[wow.WIZARD]["after_seq"] == asked.seq
+    post(chatting.wizard, "w2", "The blues came from the Deep South.", checked=NONE_USED)
+    collect.tasks.knowledge_rerank.run(str(chatting.room.id), wow.WIZARD, panel)
+    assert ranked == [len(panel["passages"])]
