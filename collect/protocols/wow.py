@@ -113,7 +113,7 @@ class WizardOfWikipedia(Protocol):
         recent = last_two_messages(room.pk)
         return {
             "type": "knowledge",
-            "after_seq": Message.objects.filter(room_id=room.pk).count(),
+            "after_seq": recent[-1].seq if recent else 0,  # seqs run 1, 2, 3, ... with no gaps
             "passages": knowledge_for_wizard(room, recent),
         }
 
@@ -149,7 +149,7 @@ def topic_options(room: Room) -> list[str]:
 
 def last_two_messages(room_id: Any) -> list[Message]:
     """The wizard's knowledge depends on the last two turns only (WoW's dialog[i-1], dialog[i-2])."""
-    recent = Message.objects.filter(room_id=room_id).only("role", "retrieved_passages").order_by("-seq")[:2]
+    recent = Message.objects.filter(room_id=room_id).only("seq", "role", "retrieved_passages").order_by("-seq")[:2]
     return list(reversed(recent))
 
 
