@@ -3,7 +3,8 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import task_postrun, task_prerun, worker_process_init
+from django.db import close_old_connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "groundwork.settings")
 
@@ -18,3 +19,11 @@ def _settle(**_: object) -> None:
     from groundwork import gc_tuning
 
     gc_tuning.settle()
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _connections(**_: object) -> None:
+    # Around each task as around each request: a connection is closed if an error left it unusable
+    # or it is older than CONN_MAX_AGE, else reused (CELERY_DB_REUSE_MAX in settings).
+    close_old_connections()

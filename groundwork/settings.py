@@ -137,6 +137,11 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not CELERY_BROKER_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", REDIS_URL or "")
+# Celery's Django fixup closes the database connection before and after every task unless this is
+# set: a PostgreSQL backend started for each of the knowledge tasks that follow every chat message.
+# Connections are kept instead, under Django's own rule (groundwork/celery.py); Celery still closes
+# them after this many tasks.
+CELERY_DB_REUSE_MAX = 1000
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     # Routes match in order: reranking goes to GPU workers, index builds to the index workers.

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 from channels.db import database_sync_to_async
+from django.db import connection
 
 from collect.models import Message
 from collect.protocols import wow
 from collect.services import rooms
-from collect.tasks import knowledge_sweep
+from collect.tasks import knowledge_sweep, messages_knowledge
 from tests.collect.conftest import PairedRoom, make_room
-from tests.collect.nodes import node_env
+from tests.collect.nodes import NODE_APPLICATION, node_env
 from tests.collect.ws import connect, receive_until, send
 from tests.services import celery_worker, needs_broker
 
@@ -85,3 +86,29 @@ def test_the_sweep_queues_retrieval_that_a_dead_process_left_undone(chatting: Pa
         assert time.monotonic() < deadline, "the worker never retrieved"
         time.sleep(0.2)
     assert list(Message.objects.get(pk=posted.message.pk).retrieved_passages[0]) in (["Blues"], ["Jazz"])
+
+
+def test_the_worker_keeps_its_database_connection_from_task_to_task(chatting: PairedRoom, worker) -> None:
+    """A new PostgreSQL connection for each task would start a server process for every chat message."""
+    def worker_connections() -> list[tuple]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pid, backend_start FROM pg_stat_activity WHERE application_name = %s", [NODE_APPLICATION])
+            return cursor.fetchall()
+
+    seen = []
+    turns = ((chatting.wizard, "w1", "Blues and jazz"), (chatting.apprentice, "a1", "Who played the blues?"),
+             (chatting.wizard, "w2", "Robert Johnson, for one"))
+    for seat, client_id, text in turns:
+        if len(seen) == 2:  # the database drops the kept connection: the next task connects again
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_terminate_backend(%s)", [seen[1][0][0]])
+        frame = {"type": "message", "client_id": client_id, "text": text, "checked": {"no_passages_used": True}}
+        posted = rooms.message_post(room_id=chatting.room.id, assignment=seat.assignment, client_id=client_id, text=text, frame=frame)
+        messages_knowledge.delay([posted.message.pk])
+        deadline = time.monotonic() + 60
+        while Message.objects.get(pk=posted.message.pk).retrieved_passages is None:
+            assert time.monotonic() < deadline, "the worker never retrieved"
+            time.sleep(0.2)
+        seen.append(worker_connections())
+    assert len(seen[0]) == 1 and seen[1] == seen[0]
+    assert len(seen[2]) == 1 and seen[2] != seen[1]
