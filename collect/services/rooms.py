@@ -122,7 +122,10 @@ class After:
 
 def message_after(*, message_id: int) -> After:
     """The protocol's slow per-message work (retrieval), after the commit; knowledge per role."""
-    message = Message.objects.select_related("room__campaign").defer("room__knowledge_reranked").get(pk=message_id)
+    # Not the records of what was shown and chosen (panels, checked sentences, facts, acts): the
+    # protocols' retrieval reads the text, the room and the campaign.
+    recorded = ("knowledge_shown", "checked_sentence", "checked_passage", "facts", "dialog_acts", "extra", "knowledge_used")
+    message = Message.objects.select_related("room__campaign").defer(*recorded, "room__knowledge_reranked").get(pk=message_id)
     protocol = message.room.campaign.protocol
     return After(message.room_id, protocol, get_protocol(protocol).after_message(message=message))
 
