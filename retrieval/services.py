@@ -2,12 +2,13 @@
 event loop wrap it in database_sync_to_async so retrieval never blocks other rooms.
 
 CONTRACT:
-- passages_for_query(source_id=, query=, k=7, topic="", topic_weight=0.0) -> list[Passage]: top-k
+- passages_for_query(source_id=, query=, k=7, topic="", topic_weight=0.0, source_slug="") -> list[Passage]: top-k
   articles by TF-IDF for the query, each as {"title": str, "sentences": [str, ...]} (the lead
   paragraph split into sentences). With a topic and topic_weight > 0 the score is
   cos(query, doc) + topic_weight * cos(topic, doc): a turn about "there" in a room about Mars finds
   Mars's neighbours, not every article that mentions cold. Returns [] for an empty query. Raises
-  IndexNotBuilt when the source has no index on disk.
+  IndexNotBuilt when the source has no index on disk. A caller that has the source's slug passes it
+  as source_slug, which saves looking it up.
 - topic_passage(source_id=, title=, max_sentences=10) -> list[str]: the lead sentences of the
   article with exactly that title, else of the best TF-IDF match for the title; [] if none.
   Raises IndexNotBuilt only when it needs the fallback and the source has no index.
@@ -53,11 +54,11 @@ class IndexNotBuilt(RuntimeError):
 
 
 def passages_for_query(
-    *, source_id: int, query: str, k: int = 7, topic: str = "", topic_weight: float = 0.0
+    *, source_id: int, query: str, k: int = 7, topic: str = "", topic_weight: float = 0.0, source_slug: str = ""
 ) -> list[Passage]:
     if not query.strip():
         return []
-    index = _index(source_id)
+    index = _index(source_id, source_slug)
     if topic.strip() and topic_weight > 0:
         hits = index.search_blend([(query, 1.0), (topic, topic_weight)], k=k)
     else:
@@ -78,8 +79,8 @@ def topic_passage(*, source_id: int, title: str, max_sentences: int = 10) -> lis
     return list(sentences.values_list("text", flat=True)[:max_sentences])
 
 
-def _index(source_id: int) -> TermMajorIndex:
-    slug = KnowledgeSource.objects.values_list("slug", flat=True).get(pk=source_id)
+def _index(source_id: int, slug: str = "") -> TermMajorIndex:
+    slug = slug or KnowledgeSource.objects.values_list("slug", flat=True).get(pk=source_id)
     try:
         return index_load(index_dir=settings.INDEX_DIR, slug=slug)
     except FileNotFoundError as error:

@@ -94,7 +94,8 @@ class WizardOfWikipedia(Protocol):
             room = message.room
             weight = turn_query_for(room.campaign.protocol_config).weight_for(room.topic)
             passages = retrieval.passages_for_query(
-                source_id=room.campaign.knowledge_source_id, query=message.text, k=7, topic=room.topic, topic_weight=weight
+                source_id=room.campaign.knowledge_source_id, source_slug=room.campaign.knowledge_source.slug,
+                query=message.text, k=7, topic=room.topic, topic_weight=weight,
             )
             message.retrieved_passages = [{p["title"]: p["sentences"]} for p in passages]
             message.save(update_fields=["retrieved_passages"])

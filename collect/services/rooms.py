@@ -120,12 +120,17 @@ class After:
     knowledge: dict[str, dict[str, Any]]  # role → knowledge frame
 
 
+# What the protocols' retrieval reads, not the rows' other columns (the panels shown, the campaign's
+# settings); a protocol that reads another column gets it loaded when it does.
+_READ_AFTER = (
+    "seq", "role", "text", "retrieved_passages", "room__status", "room__topic", "room__topic_passage",
+    "room__campaign__protocol", "room__campaign__protocol_config", "room__campaign__knowledge_source__slug",
+)
+
+
 def message_after(*, message_id: int) -> After:
     """The protocol's slow per-message work (retrieval), after the commit; knowledge per role."""
-    # Not the records of what was shown and chosen (panels, checked sentences, facts, acts): the
-    # protocols' retrieval reads the text, the room and the campaign.
-    recorded = ("knowledge_shown", "checked_sentence", "checked_passage", "facts", "dialog_acts", "extra", "knowledge_used")
-    message = Message.objects.select_related("room__campaign").defer(*recorded, "room__knowledge_reranked").get(pk=message_id)
+    message = Message.objects.select_related("room__campaign__knowledge_source").only(*_READ_AFTER).get(pk=message_id)
     protocol = message.room.campaign.protocol
     return After(message.room_id, protocol, get_protocol(protocol).after_message(message=message))
 
