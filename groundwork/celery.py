@@ -1,6 +1,7 @@
 """The Celery app. Without CELERY_BROKER_URL tasks run in-process (the embedded mode)."""
 
 import os
+from typing import Any
 
 from celery import Celery
 from celery.signals import task_postrun, task_prerun, worker_process_init
@@ -23,7 +24,11 @@ def _settle(**_: object) -> None:
 
 @task_prerun.connect
 @task_postrun.connect
-def _connections(**_: object) -> None:
-    # Around each task as around each request: a connection is closed if an error left it unusable
-    # or it is older than CONN_MAX_AGE, else reused (CELERY_DB_REUSE_MAX in settings).
+def _connections(sender: Any = None, **_: object) -> None:
+    # Around each task a worker runs, as around each request: a connection is closed if an error
+    # left it unusable or it is older than CONN_MAX_AGE, else reused (CELERY_DB_REUSE_MAX in
+    # settings). Not around a task run in the caller's process (eager), which may be inside the
+    # caller's transaction.
+    if sender is not None and getattr(sender.request, "is_eager", False):
+        return
     close_old_connections()
