@@ -99,10 +99,12 @@ def knowledge_reranked_for(*, room_id: Any, role: str, after_seq: int) -> dict[s
 CONTEXT_TURNS = 4
 
 
-def dialogue_context(*, room_id: Any) -> dict[str, Any]:
-    """What knowledge is ranked against: {"topic": the chosen topic or "", "turns": the last few
-    utterances, oldest first, "last_seq": the seq of the last message (0 before the first)}."""
+def dialogue_context(*, room_id: Any, after_seq: int) -> dict[str, Any] | None:
+    """What the panel for the turn after message `after_seq` is ranked against: {"topic": the chosen
+    topic or "", "turns": the last few utterances, oldest first}; None once the chat has moved past
+    that turn (a rerank behind a backlog), when ranking it would be wasted."""
     topic = Room.objects.values_list("topic", flat=True).get(pk=room_id)  # not the room's panels
     recent = list(Message.objects.filter(room_id=room_id).order_by("-seq").values_list("seq", "text")[:CONTEXT_TURNS])
-    return {"topic": topic or "", "turns": [text for _, text in reversed(recent)],
-            "last_seq": recent[0][0] if recent else 0}
+    if (recent[0][0] if recent else 0) != after_seq:
+        return None
+    return {"topic": topic or "", "turns": [text for _, text in reversed(recent)]}

@@ -73,9 +73,9 @@ def _message_knowledge(message_id: int) -> int:
 @shared_task(ignore_result=True)
 def knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     """Reorder one knowledge panel with the configured ranker and publish it as knowledge.reranked."""
-    context = selectors.dialogue_context(room_id=room_id)
-    if context["last_seq"] != frame["after_seq"]:
-        return  # the chat has moved past this panel (a backlog): ranking it would be wasted
+    context = selectors.dialogue_context(room_id=room_id, after_seq=frame["after_seq"])
+    if context is None:
+        return  # the chat has moved past this panel
     ranked = passages_rank(context=context["turns"], topic=context["topic"], passages=frame["passages"])
     reranked = {"type": "knowledge.reranked", "after_seq": frame["after_seq"], "passages": ranked}
     # Kept on the room so that a reload shows the panel the wizard was reading; a panel the chat has

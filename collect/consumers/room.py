@@ -253,9 +253,11 @@ class RoomConsumer(GroundworkConsumer):
 
     async def rerank(self, role: str, frame: dict[str, Any]) -> None:
         """In this process (the embedded mode), on the rerank thread."""
-        context = await database_sync_to_async(selectors.dialogue_context)(room_id=self.room_id)
-        if context["last_seq"] != frame["after_seq"]:
-            return  # the chat has moved past this panel: ranking it would be wasted
+        context = await database_sync_to_async(selectors.dialogue_context)(
+            room_id=self.room_id, after_seq=frame["after_seq"]
+        )
+        if context is None:
+            return  # the chat has moved past this panel
         # timeout: GROUNDWORK_RERANK_TIMEOUT_S; a bad ranker setting is a logged failure, not a crash.
         ranked = await retrieval.arerank_passages(
             context=context["turns"], topic=context["topic"], passages=frame["passages"]

@@ -37,6 +37,13 @@ def worker(campaign, index_dir: Path, tmp_path: Path, settings):
         yield process
 
 
+def retrieved_by_worker(message_id: int) -> None:
+    deadline = time.monotonic() + 60
+    while Message.objects.get(pk=message_id).retrieved_passages is None:
+        assert time.monotonic() < deadline, "the worker never retrieved"
+        time.sleep(0.2)
+
+
 @pytest.fixture
 def chatting(campaign) -> PairedRoom:
     return make_room(campaign, first_speaker=wow.WIZARD, topic="Guitar")
@@ -81,10 +88,7 @@ def test_the_sweep_queues_retrieval_that_a_dead_process_left_undone(chatting: Pa
     posted = rooms.message_post(room_id=chatting.room.id, assignment=chatting.wizard.assignment, client_id="w1",
                                 text="Blues and jazz", frame=frame)
     assert knowledge_sweep.delay(0).get(timeout=60) == 1
-    deadline = time.monotonic() + 60
-    while Message.objects.get(pk=posted.message.pk).retrieved_passages is None:
-        assert time.monotonic() < deadline, "the worker never retrieved"
-        time.sleep(0.2)
+    retrieved_by_worker(posted.message.pk)
     assert list(Message.objects.get(pk=posted.message.pk).retrieved_passages[0]) in (["Blues"], ["Jazz"])
 
 
@@ -105,10 +109,7 @@ def test_the_worker_keeps_its_database_connection_from_task_to_task(chatting: Pa
         frame = {"type": "message", "client_id": client_id, "text": text, "checked": {"no_passages_used": True}}
         posted = rooms.message_post(room_id=chatting.room.id, assignment=seat.assignment, client_id=client_id, text=text, frame=frame)
         messages_knowledge.delay([posted.message.pk])
-        deadline = time.monotonic() + 60
-        while Message.objects.get(pk=posted.message.pk).retrieved_passages is None:
-            assert time.monotonic() < deadline, "the worker never retrieved"
-            time.sleep(0.2)
+        retrieved_by_worker(posted.message.pk)
         seen.append(worker_connections())
     assert len(seen[0]) == 1 and seen[1] == seen[0]
     assert len(seen[2]) == 1 and seen[2] != seen[1]

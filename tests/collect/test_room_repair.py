@@ -49,6 +49,11 @@ def stored_without_broadcast(paired: PairedRoom, seat: Seat, client_id: str, tex
     return posted.message
 
 
+def post(paired: PairedRoom, seat: Seat, client_id: str, text: str, **frame) -> Message:
+    return rooms.message_post(room_id=paired.room.id, assignment=seat.assignment, client_id=client_id, text=text,
+                              frame={"type": "message", "text": text, **frame}).message
+
+
 @database_sync_to_async
 def retrieved(room: Room) -> list[object]:
     return list(Message.objects.filter(room=room).order_by("seq").values_list("retrieved_passages", flat=True))
@@ -136,16 +141,12 @@ async def test_a_partner_who_missed_a_change_of_state_gets_it_when_the_other_syn
 def test_retrieval_that_runs_after_the_wizard_answered_keeps_its_passages_but_sends_no_stale_panel(chatting: PairedRoom) -> None:
     """Retrieval behind a long queue: the apprentice's message is retrieved only after the wizard has
     answered. Its passages are stored for the export; the panel for that past turn is not sent."""
-    def post(seat: Seat, client_id: str, text: str, **frame) -> Message:
-        return rooms.message_post(room_id=chatting.room.id, assignment=seat.assignment, client_id=client_id, text=text,
-                                  frame={"type": "message", "text": text, **frame}).message
-
-    post(chatting.wizard, "w1", "Do you play the guitar?", checked=NONE_USED)
-    asked = post(chatting.apprentice, "a1", "I prefer the blues")
-    post(chatting.wizard, "w2", "The blues came from the Deep South.", checked=NONE_USED)
+    post(chatting, chatting.wizard, "w1", "Do you play the guitar?", checked=NONE_USED)
+    asked = post(chatting, chatting.apprentice, "a1", "I prefer the blues")
+    post(chatting, chatting.wizard, "w2", "The blues came from the Deep South.", checked=NONE_USED)
     assert rooms.message_after(message_id=asked.pk).knowledge == {}
     assert Message.objects.get(pk=asked.pk).retrieved_passages
-    latest = post(chatting.apprentice, "a2", "Who played the blues on guitar?")
+    latest = post(chatting, chatting.apprentice, "a2", "Who played the blues on guitar?")
     panel = rooms.message_after(message_id=latest.pk).knowledge[wow.WIZARD]
     assert panel["after_seq"] == latest.seq and panel["passages"]
 
@@ -155,18 +156,14 @@ def test_a_rerank_that_comes_after_the_wizard_answered_ranks_nothing(chatting: P
     panel is out of date and ranking it would only waste the worker's time."""
     import collect.tasks
 
-    def post(seat: Seat, client_id: str, text: str, **frame) -> Message:
-        return rooms.message_post(room_id=chatting.room.id, assignment=seat.assignment, client_id=client_id, text=text,
-                                  frame={"type": "message", "text": text, **frame}).message
-
     ranked: list[int] = []
     monkeypatch.setattr(collect.tasks, "passages_rank", lambda **kw: ranked.append(len(kw["passages"])) or kw["passages"])
-    post(chatting.wizard, "w1", "Do you play the guitar?", checked=NONE_USED)
-    asked = post(chatting.apprentice, "a1", "I prefer the blues")
+    post(chatting, chatting.wizard, "w1", "Do you play the guitar?", checked=NONE_USED)
+    asked = post(chatting, chatting.apprentice, "a1", "I prefer the blues")
     panel = rooms.message_after(message_id=asked.pk).knowledge[wow.WIZARD]
     collect.tasks.knowledge_rerank.run(str(chatting.room.id), wow.WIZARD, panel)
     assert ranked == [len(panel["passages"])]
     assert Room.objects.get(pk=chatting.room.pk).knowledge_reranked[wow.WIZARD]["after_seq"] == asked.seq
-    post(chatting.wizard, "w2", "The blues came from the Deep South.", checked=NONE_USED)
+    post(chatting, chatting.wizard, "w2", "The blues came from the Deep South.", checked=NONE_USED)
     collect.tasks.knowledge_rerank.run(str(chatting.room.id), wow.WIZARD, panel)
     assert ranked == [len(panel["passages"])]
