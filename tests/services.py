@@ -40,4 +40,9 @@ def celery_worker(*options: str, env: dict[str, str], log: IO[bytes] | None = No
         yield process
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()  # a worker stuck in a task must not outlive the test and take later tests' tasks
+            process.wait()
+            raise

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import shutil
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -101,7 +102,7 @@ def _run(jobs: Iterator[_Job], workers: int) -> Iterator[_Result]:
         yield from map(_spill_chunk, jobs)
         return
     # fork: the workers need no Django and no state but the vectoriser they are sent.
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    with multiprocessing.get_context("fork").Pool(workers, initializer=_default_signals) as pool:
         in_flight: deque[AsyncResult[_Result]] = deque()
         for job in jobs:
             in_flight.append(pool.apply_async(_spill_chunk, (job,)))
@@ -109,6 +110,17 @@ def _run(jobs: Iterator[_Job], workers: int) -> Iterator[_Result]:
                 yield in_flight.popleft().get()
         while in_flight:
             yield in_flight.popleft().get()
+        # Stopped by their end-of-work marker; the `with` would terminate them (SIGTERM) instead.
+        pool.close()
+        pool.join()
+
+
+def _default_signals() -> None:
+    """A forked worker inherits its parent's signal handlers. A Celery worker's SIGTERM handler
+    stops only the worker's own main process, so the terminate() that ends a pool on an error
+    would otherwise wait forever for children that ignore it."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class _ChunkSizer:

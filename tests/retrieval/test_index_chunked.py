@@ -4,6 +4,7 @@ whatever the chunking and the number of worker processes; both query paths agree
 from __future__ import annotations
 
 import random
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -83,3 +84,19 @@ def test_index_build_streams_the_source_in_bounded_chunks(make_source: MakeSourc
     assert meta["n_docs"] == 20 and len(chunks) >= 5 and max(chunks) == 3
     hits = index_load(index_dir=index_dir, slug="kb").search("axolotl", k=3)
     assert len(hits) == 1
+
+
+def _sigterm_is_default(job: object) -> bool:
+    return signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_the_vectorising_processes_end_on_sigterm_in_a_process_that_handles_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Celery worker handles SIGTERM without exiting, and forked children inherit its handler:
+    the pool, which ends its children with SIGTERM, would then wait for them forever."""
+    monkeypatch.setattr(chunked, "_spill_chunk", _sigterm_is_default)
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    try:
+        in_children = list(chunked._run(iter(range(4)), 2))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert in_children == [True] * 4
