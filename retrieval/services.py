@@ -30,6 +30,9 @@ Reranking (retrieval/rerank.py; the ranker is configured by GROUNDWORK_RANKER an
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
 from typing import TypedDict
 
 from django.conf import settings
@@ -63,7 +66,7 @@ def passages_for_query(
         hits = index.search_blend([(query, 1.0), (topic, topic_weight)], k=k)
     else:
         hits = index.search(query, k=k)
-    return _lead_passages([pk for pk, _ in hits])
+    return _lead_cache(index).passages([pk for pk, _ in hits])
 
 
 def topic_passage(*, source_id: int, title: str, max_sentences: int = 10) -> list[str]:
@@ -87,8 +90,8 @@ def _index(source_id: int, slug: str = "") -> TermMajorIndex:
         raise IndexNotBuilt(f"no index for knowledge source {slug!r}: run build_index --source {slug}") from error
 
 
-def _lead_passages(article_ids: list[int]) -> list[Passage]:
-    """The lead sentences of these articles in the given order, in one query; missing ones are left out."""
+def _lead_passages(article_ids: list[int]) -> dict[int, Passage]:
+    """The lead sentences of these articles by id, in one query; missing ones are left out."""
     rows = (
         Sentence.objects.filter(article_id__in=article_ids, section=LEAD_SECTION)
         .order_by("article_id", "position")
@@ -97,4 +100,56 @@ def _lead_passages(article_ids: list[int]) -> list[Passage]:
     passages: dict[int, Passage] = {}
     for article_id, title, text in rows:
         passages.setdefault(article_id, {"title": title, "sentences": []})["sentences"].append(text)
-    return [passages[pk] for pk in article_ids if pk in passages]
+    return passages
+
+
+# Articles most recently retrieved, per process: a chat's turns keep finding the same few around its
+# topic, and every turn otherwise costs a query of ~30 sentence rows (the knowledge workers' largest
+# statement per message).
+LEAD_CACHE_ARTICLES = 20_000
+# Imports only add articles, but one can be renamed or deleted in the admin: every process sees
+# that within this many seconds (an index build starts a new cache at once).
+LEAD_CACHE_SECONDS = 300.0
+
+
+class _LeadCache:
+    """The lead passages of one index build's articles, the least recently used dropped first."""
+
+    def __init__(self, index: TermMajorIndex, size: int, seconds: float) -> None:
+        self.index = index
+        self.size = size
+        self.seconds = seconds
+        self._items: OrderedDict[int, tuple[float, Passage]] = OrderedDict()  # id → (read at, passage)
+        self._lock = threading.Lock()  # the chat processes retrieve from a thread pool
+
+    def passages(self, article_ids: list[int]) -> list[Passage]:
+        """Those articles' passages in the given order (fresh copies: callers may change them);
+        missing articles are left out."""
+        now = time.monotonic()
+        found: dict[int, Passage] = {}
+        with self._lock:
+            for pk in article_ids:
+                item = self._items.get(pk)
+                if item is not None and now - item[0] < self.seconds:
+                    found[pk] = item[1]
+                    self._items.move_to_end(pk)
+        missing = [pk for pk in article_ids if pk not in found]
+        if missing:
+            read = _lead_passages(missing)
+            found.update(read)
+            with self._lock:
+                self._items.update((pk, (now, passage)) for pk, passage in read.items())
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
+        return [{"title": found[pk]["title"], "sentences": list(found[pk]["sentences"])} for pk in article_ids if pk in found]
+
+
+_lead_caches: dict[str, _LeadCache] = {}  # source slug → the cache of its index build in use
+
+
+def _lead_cache(index: TermMajorIndex) -> _LeadCache:
+    key = str(index.meta.get("source", ""))
+    cache = _lead_caches.get(key)
+    if cache is None or cache.index is not index:
+        cache = _lead_caches[key] = _LeadCache(index, LEAD_CACHE_ARTICLES, LEAD_CACHE_SECONDS)
+    return cache

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.test.utils import CaptureQueriesContext
 from django.db import connection
 
 from retrieval.index import index_build
+from retrieval import services
 from retrieval.models import Article, KnowledgeSource
 from retrieval.services import IndexNotBuilt, passages_for_query, topic_passage
 from tests.retrieval.conftest import MakeSource
@@ -39,13 +42,72 @@ def test_it_returns_at_most_k_passages(animals: KnowledgeSource) -> None:
     assert len(passages_for_query(source_id=animals.pk, query="the domesticated dog cat wolf", k=2)) == 2
 
 
-def test_it_fetches_the_passages_in_two_queries(animals: KnowledgeSource) -> None:
+def test_it_fetches_new_passages_in_two_queries(animals: KnowledgeSource) -> None:
     passages_for_query(source_id=animals.pk, query="warm up the index cache")
 
     with CaptureQueriesContext(connection) as queries:
         passages_for_query(source_id=animals.pk, query="salamander lake", k=7)
 
     assert len(queries) == 2  # the source's slug, then the sentences with their titles
+
+
+def test_passages_read_once_are_not_read_again(animals: KnowledgeSource) -> None:
+    first = passages_for_query(source_id=animals.pk, query="salamander lake", k=7)
+
+    with CaptureQueriesContext(connection) as queries:
+        again = passages_for_query(source_id=animals.pk, query="salamander lake", k=7, source_slug=animals.slug)
+
+    assert again == first
+    assert len(queries) == 0
+
+
+def test_a_caller_changing_its_passages_does_not_change_the_next_callers(animals: KnowledgeSource) -> None:
+    first = passages_for_query(source_id=animals.pk, query="salamander lake", k=1)
+    first[0]["sentences"].append("Changed by the caller.")
+    first[0]["title"] = "Changed"
+
+    assert passages_for_query(source_id=animals.pk, query="salamander lake", k=1) == [
+        {"title": "Axolotl", "sentences": ["The axolotl is a salamander.", "It lives in Lake Xochimilco.", "It regrows limbs."]}
+    ]
+
+
+def test_a_rebuilt_index_reads_its_articles_again(animals: KnowledgeSource) -> None:
+    assert passages_for_query(source_id=animals.pk, query="salamander lake", k=1)[0]["title"] == "Axolotl"
+    Article.objects.filter(title="Axolotl").update(title="Ambystoma mexicanum")
+    assert passages_for_query(source_id=animals.pk, query="salamander lake", k=1)[0]["title"] == "Axolotl"
+
+    index_build(source_id=animals.pk)
+
+    assert passages_for_query(source_id=animals.pk, query="salamander lake", k=1)[0]["title"] == "Ambystoma mexicanum"
+
+
+def test_an_article_renamed_in_the_admin_is_seen_once_its_passage_expires(
+    make_source: MakeSource, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(services, "LEAD_CACHE_SECONDS", 0.2)
+    source = make_source(ANIMALS)
+    index_build(source_id=source.pk)
+    passages_for_query(source_id=source.pk, query="salamander lake", k=1)
+    Article.objects.filter(title="Axolotl").update(title="Ambystoma mexicanum")
+
+    time.sleep(0.3)
+
+    assert passages_for_query(source_id=source.pk, query="salamander lake", k=1)[0]["title"] == "Ambystoma mexicanum"
+
+
+def test_the_least_recently_used_passages_are_dropped_first(make_source: MakeSource, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(services, "LEAD_CACHE_ARTICLES", 2)
+    source = make_source(ANIMALS)
+    index_build(source_id=source.pk)
+    for query in ("salamander xochimilco", "purr", "salamander xochimilco", "bark at strangers"):
+        passages_for_query(source_id=source.pk, query=query, k=1, source_slug=source.slug)
+
+    with CaptureQueriesContext(connection) as axolotl:
+        passages_for_query(source_id=source.pk, query="salamander xochimilco", k=1, source_slug=source.slug)
+    with CaptureQueriesContext(connection) as cat:
+        passages_for_query(source_id=source.pk, query="purr", k=1, source_slug=source.slug)
+
+    assert (len(axolotl), len(cat)) == (0, 1)
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\n"])
