@@ -17,7 +17,8 @@ from collect.modelchat.duconv import duconv_context, duconv_session, triples_nam
 from collect.modelchat.models import ModelChat, ModelChatArm, ModelTurn
 from collect.modelchat.protocol import EVALUATOR, MODEL_CHAT, PARTNER
 from collect.models import Assignment, Message, RoomStatus
-from collect.protocols.wow import knowledge_for_wizard, last_two_messages
+from collect.protocols.wow import knowledge_for_wizard
+from collect.recent import last_two_messages
 from collect.services import rooms
 from retrieval.services import IndexNotBuilt
 

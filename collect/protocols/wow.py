@@ -14,6 +14,8 @@ from collect.frames import parse_checked, require_str
 from collect.models import Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols.base import Effect, Protocol
 from collect.protocols.wow_query import TurnQuery, TurnQueryError, turn_query_of
+from collect.recent import last_two_messages
+from groundwork.round_trips import Param, Prepared, Update, run_together
 from retrieval import services as retrieval
 
 WIZARD = "wizard"
@@ -98,7 +100,7 @@ class WizardOfWikipedia(Protocol):
                 query=message.text, k=7, topic=room.topic, topic_weight=weight,
             )
             message.retrieved_passages = [{p["title"]: p["sentences"]} for p in passages]
-            message.save(update_fields=["retrieved_passages"])
+            run_together(_SAVE_RETRIEVED(message=message.pk, passages=message.retrieved_passages))
         if message.role != APPRENTICE:
             return {}
         panel = self.knowledge_for(room=message.room, role=WIZARD)
@@ -148,10 +150,11 @@ def topic_options(room: Room) -> list[str]:
     return list(room.persona.topics) if room.persona_id else []
 
 
-def last_two_messages(room_id: Any) -> list[Message]:
-    """The wizard's knowledge depends on the last two turns only (WoW's dialog[i-1], dialog[i-2])."""
-    recent = Message.objects.filter(room_id=room_id).only("seq", "role", "retrieved_passages").order_by("-seq")[:2]
-    return list(reversed(recent))
+# Compiled once per connection (groundwork/round_trips.py): the knowledge workers run it for every message.
+_SAVE_RETRIEVED = Prepared(lambda: Update(
+    Message.objects.filter(pk=Param("message", Message._meta.pk)),
+    {"retrieved_passages": Param("passages", Message._meta.get_field("retrieved_passages"))},
+))
 
 
 def knowledge_for_wizard(room: Room, messages: list[Message]) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from collect.errors import ProtocolError
@@ -14,7 +15,9 @@ from collect.lifecycle.outcomes import room_outcomes_set
 from collect.models import Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.protocols.base import Effect
+from collect.recent import RECENT, ROOM_ID, recent_messages
 from groundwork.round_trips import Param, Prepared, Read, Update, insert, run_together
+from retrieval.models import KnowledgeSource
 
 @dataclass(frozen=True)
 class Posted:
@@ -89,12 +92,9 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
 # What a message needs of its room; the saved reranked panels are left out (not read here).
 _ROOM_FIELDS = tuple(f.attname for f in Room._meta.concrete_fields if f.name != "knowledge_reranked")
 _CAMPAIGN_FIELDS = tuple(f.attname for f in Campaign._meta.concrete_fields)
-_RECENT_FIELDS = ("id", "seq", "role", "retrieved_passages")
-_ROOM_ID = Param("room", Room._meta.pk)
-_LOCK = Prepared(lambda: Update(Room.objects.filter(pk=_ROOM_ID), {"activity_at": Param("now", Room._meta.get_field("activity_at"))}))
-_ROOM = Prepared(lambda: Read(Room.objects.filter(pk=_ROOM_ID).values_list(*_ROOM_FIELDS)))
-_CAMPAIGN = Prepared(lambda: Read(Campaign.objects.filter(rooms=_ROOM_ID).values_list(*_CAMPAIGN_FIELDS)))
-_RECENT = Prepared(lambda: Read(Message.objects.filter(room_id=_ROOM_ID).order_by("-seq").values_list(*_RECENT_FIELDS)[:2]))
+_LOCK = Prepared(lambda: Update(Room.objects.filter(pk=ROOM_ID), {"activity_at": Param("now", Room._meta.get_field("activity_at"))}))
+_ROOM = Prepared(lambda: Read(Room.objects.filter(pk=ROOM_ID).values_list(*_ROOM_FIELDS)))
+_CAMPAIGN = Prepared(lambda: Read(Campaign.objects.filter(rooms=ROOM_ID).values_list(*_CAMPAIGN_FIELDS)))
 
 
 def _room_for_message(room_id: Any) -> tuple[Room, list[Message]]:
@@ -103,14 +103,13 @@ def _room_for_message(room_id: Any) -> tuple[Room, list[Message]]:
     step. The update takes the row lock, so the reads after it see the messages of any
     transaction it waited for."""
     _, room_rows, campaign_rows, recent_rows = run_together(
-        _LOCK(room=room_id, now=timezone.now()), _ROOM(room=room_id), _CAMPAIGN(room=room_id), _RECENT(room=room_id)
+        _LOCK(room=room_id, now=timezone.now()), _ROOM(room=room_id), _CAMPAIGN(room=room_id), RECENT(room=room_id)
     )
     if not room_rows:
         raise Room.DoesNotExist(f"No room {room_id}.")
     room = Room.from_db(DEFAULT_DB_ALIAS, _ROOM_FIELDS, room_rows[0])
     room.campaign = Campaign.from_db(DEFAULT_DB_ALIAS, _CAMPAIGN_FIELDS, campaign_rows[0])
-    recent = [Message.from_db(DEFAULT_DB_ALIAS, _RECENT_FIELDS, row) for row in reversed(recent_rows)]
-    return room, recent
+    return room, recent_messages(recent_rows)
 
 
 @dataclass(frozen=True)
@@ -122,15 +121,40 @@ class After:
 
 # What the protocols' retrieval reads, not the rows' other columns (the panels shown, the campaign's
 # settings); a protocol that reads another column gets it loaded when it does.
-_READ_AFTER = (
-    "seq", "role", "text", "retrieved_passages", "room__status", "room__topic", "room__topic_passage",
-    "room__campaign__protocol", "room__campaign__protocol_config", "room__campaign__knowledge_source__slug",
+def _in_column_order(model: type[Model], names: set[str]) -> tuple[str, ...]:
+    return tuple(f.attname for f in model._meta.concrete_fields if f.attname in names)  # as Model.from_db takes them
+
+
+_AFTER_FIELDS = (
+    (Message, "", _in_column_order(Message, {"id", "room_id", "seq", "role", "text", "retrieved_passages"})),
+    (Room, "room__", _in_column_order(Room, {"id", "campaign_id", "status", "topic", "topic_passage"})),
+    (Campaign, "room__campaign__", _in_column_order(Campaign, {"id", "protocol", "protocol_config", "knowledge_source_id"})),
+    (KnowledgeSource, "room__campaign__knowledge_source__", _in_column_order(KnowledgeSource, {"id", "slug"})),
 )
+_AFTER = Prepared(lambda: Read(Message.objects.filter(pk=Param("message", Message._meta.pk)).values_list(
+    *(prefix + name for _, prefix, names in _AFTER_FIELDS for name in names)
+)))
+
+
+def _after_objects(row: tuple[Any, ...]) -> Message:
+    """The message of an _AFTER row, with its room, campaign and knowledge source attached."""
+    objects, start = [], 0
+    for model, _, names in _AFTER_FIELDS:
+        objects.append(model.from_db(DEFAULT_DB_ALIAS, names, row[start : start + len(names)]))
+        start += len(names)
+    message, room, campaign, source = objects
+    campaign.knowledge_source = source
+    room.campaign = campaign
+    message.room = room
+    return message
 
 
 def message_after(*, message_id: int) -> After:
     """The protocol's slow per-message work (retrieval), after the commit; knowledge per role."""
-    message = Message.objects.select_related("room__campaign__knowledge_source").only(*_READ_AFTER).get(pk=message_id)
+    [rows] = run_together(_AFTER(message=message_id))
+    if not rows:
+        raise Message.DoesNotExist(f"No message {message_id}.")
+    message = _after_objects(rows[0])
     protocol = message.room.campaign.protocol
     return After(message.room_id, protocol, get_protocol(protocol).after_message(message=message))
 

@@ -8,6 +8,8 @@ import os
 
 import pytest
 from channels.db import database_sync_to_async
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from collect.models import Message, Room
 from collect.protocols import wow
@@ -149,6 +151,23 @@ def test_retrieval_that_runs_after_the_wizard_answered_keeps_its_passages_but_se
     latest = post(chatting, chatting.apprentice, "a2", "Who played the blues on guitar?")
     panel = rooms.message_after(message_id=latest.pk).knowledge[wow.WIZARD]
     assert panel["after_seq"] == latest.seq and panel["passages"]
+
+
+def test_the_knowledge_for_a_turn_takes_three_statements(chatting: PairedRoom) -> None:
+    """What a knowledge worker does for every message, once the articles it finds were read before:
+    read the message with its room, save its retrieval, read the last two messages for the panel."""
+    post(chatting, chatting.wizard, "w1", "Do you play the guitar?", checked=NONE_USED)
+    rooms.message_after(message_id=post(chatting, chatting.apprentice, "a1", "I prefer the blues").pk)
+    post(chatting, chatting.wizard, "w2", "The blues came from the Deep South.", checked=NONE_USED)
+    asked = post(chatting, chatting.apprentice, "a2", "I prefer the blues")
+
+    with CaptureQueriesContext(connection) as statements:
+        panel = rooms.message_after(message_id=asked.pk).knowledge[wow.WIZARD]
+
+    assert len(statements) == 3
+    assert panel["after_seq"] == asked.seq
+    partner = [p for p in panel["passages"] if p["source"] == "partner"]
+    assert [{p["title"]: p["sentences"]} for p in partner] == Message.objects.get(pk=asked.pk).retrieved_passages != []
 
 
 def test_a_rerank_that_comes_after_the_wizard_answered_ranks_nothing(chatting: PairedRoom, monkeypatch) -> None:
