@@ -157,6 +157,9 @@ def run_together(*statements: Statement | Bound, using: str = "default") -> list
                 cursor.execute(text, params)
                 results.append(result(cursor))
             return results
+    # As Django's own cursors do: after close_old_connections() (a Celery task's start), a connection
+    # the server dropped is found by the health check and replaced, not used and failed on.
+    connection.close_if_health_check_failed()
     connection.ensure_connection()
     raw = connection.connection
     started = time.monotonic()
