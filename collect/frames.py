@@ -135,3 +135,10 @@ def unbundled(frame: dict[str, Any]) -> list[dict[str, Any]]:
         return [frame]
     message = dict(frame)
     return [message, message.pop("state")]
+
+
+def frame_text(content: Any) -> str:
+    """A frame as the socket sends it: JSON, as UTF-8 where it can be. A lone surrogate cannot be
+    sent as UTF-8; escaped, it is still the same JSON value."""
+    text = json.dumps(content, ensure_ascii=False)
+    return json.dumps(content) if SURROGATE.search(text) else text

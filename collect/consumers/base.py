@@ -6,7 +6,6 @@ not expect is logged and answered with `server_error`, so the connection stays o
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -18,7 +17,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from collect.errors import ProtocolError
-from collect.frames import SURROGATE, parse_frame
+from collect.frames import frame_text, parse_frame
 from collect.ratelimit import Limited, RateLimiter, arate_check
 
 CLOSE_NOT_MEMBER = 4403
@@ -110,8 +109,4 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
 
     @classmethod
     async def encode_json(cls, content: Any) -> str:
-        text = json.dumps(content, ensure_ascii=False)
-        if SURROGATE.search(text):
-            # A lone surrogate cannot be sent as UTF-8; escaped, it is still the same JSON value.
-            return json.dumps(content)
-        return text
+        return frame_text(content)

@@ -303,7 +303,7 @@ class RoomConsumer(GroundworkConsumer):
 
     async def room_knowledge(self, event: dict[str, Any]) -> None:
         if event["role"] == self.role:
-            await self.send_json(event["knowledge"])
+            await self.send(text_data=event["text"])
 
     async def room_presence(self, event: dict[str, Any]) -> None:
         if event["role"] == self.role:
