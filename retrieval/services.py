@@ -138,7 +138,9 @@ class _LeadCache:
             read = _lead_passages(missing)
             found.update(read)
             with self._lock:
-                self._items.update((pk, (now, passage)) for pk, passage in read.items())
+                for pk, passage in read.items():
+                    self._items.pop(pk, None)  # an expired entry read again is the most recent now
+                    self._items[pk] = (now, passage)
                 while len(self._items) > self.size:
                     self._items.popitem(last=False)
         return [{"title": found[pk]["title"], "sentences": list(found[pk]["sentences"])} for pk in article_ids if pk in found]

@@ -110,6 +110,23 @@ def test_the_least_recently_used_passages_are_dropped_first(make_source: MakeSou
     assert (len(axolotl), len(cat)) == (0, 1)
 
 
+def test_an_expired_passage_read_again_counts_as_recently_used(make_source: MakeSource, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(services, "LEAD_CACHE_ARTICLES", 2)
+    monkeypatch.setattr(services, "LEAD_CACHE_SECONDS", 0.5)
+    source = make_source(ANIMALS)
+    index_build(source_id=source.pk)
+    for query in ("salamander xochimilco", "purr"):
+        passages_for_query(source_id=source.pk, query=query, k=1, source_slug=source.slug)
+    time.sleep(0.6)
+    passages_for_query(source_id=source.pk, query="salamander xochimilco", k=1, source_slug=source.slug)  # read again
+    passages_for_query(source_id=source.pk, query="bark at strangers", k=1, source_slug=source.slug)  # drops one
+
+    with CaptureQueriesContext(connection) as axolotl:
+        passages_for_query(source_id=source.pk, query="salamander xochimilco", k=1, source_slug=source.slug)
+
+    assert len(axolotl) == 0
+
+
 @pytest.mark.parametrize("query", ["", "   ", "\n"])
 def test_it_returns_nothing_for_an_empty_query(make_source: MakeSource, query: str) -> None:
     source = make_source(ANIMALS)
