@@ -93,7 +93,8 @@ async def exchange(sockets: dict, turn: int, query: str) -> float:
             break
     reply = {"type": "message", "client_id": f"w{turn}", "text": "I see.", "checked": {"no_passages_used": True}}
     await sockets["wizard"].send_to(text_data=json.dumps(reply))
-    while (await sockets["wizard"].receive_json_from(timeout=5))["type"] != "ack":
+    # Acknowledged by its own message frame coming back (or an ack, for a resend).
+    while (await sockets["wizard"].receive_json_from(timeout=5)).get("client_id") != reply["client_id"]:
         pass
     return elapsed
 

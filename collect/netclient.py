@@ -170,9 +170,9 @@ class Worker:
             self.last_seq = max(self.last_seq, seq)
             if frame["role"] != self.role and self.stats.received[seq] == 1 and frame["client_id"] in SENT_AT:
                 self.stats.delivery_ms.append((now - SENT_AT[frame["client_id"]]) * 1000)
-            self._acked(frame["client_id"], seq, now, from_ack=False)
+            self._acked(frame["client_id"], seq, now)
         elif kind == "ack":
-            self._acked(frame["client_id"], frame["seq"], now, from_ack=True)
+            self._acked(frame["client_id"], frame["seq"], now)
         elif kind == "state":
             self.state = frame
         elif kind == "knowledge":
@@ -186,13 +186,15 @@ class Worker:
         self.done = self.state.get("status") in ("complete", "incomplete") and self.last_seq >= self.state.get("last_seq", 0)
         self.changed.set()
 
-    def _acked(self, client_id: str, seq: int, now: float, *, from_ack: bool) -> None:
+    def _acked(self, client_id: str, seq: int, now: float) -> None:
+        """The first frame that acknowledges a message: its own `message` frame coming back, or an
+        `ack` (a resend of a stored one)."""
         if client_id not in self.unacked:
             return
         del self.unacked[client_id]
         self.stats.sent[client_id] = seq
         self.acked_seq = max(self.acked_seq, seq)
-        if from_ack and client_id in SENT_AT:
+        if client_id in SENT_AT:
             self.stats.ack_ms.append((now - SENT_AT[client_id]) * 1000)
 
     async def _send(self, frame: dict[str, Any]) -> None:

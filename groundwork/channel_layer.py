@@ -18,18 +18,31 @@ A Redis that restarts without its data loses every group membership, and redis-p
 without a word: the sockets would stay open but hear nothing from their rooms. So the reader keeps
 a marker key of its own in Redis and checks it every MARKER_CHECK_S; once it is gone, Redis is
 treated as having gone away: every socket of the process gets the error, and the pages reconnect,
-join their groups again and catch up."""
+join their groups again and catch up.
+
+group_send_except() sends to a group but one of its channels (the chat message's sender, which
+has answered its own socket): on this layer the channel is left out where channels_redis maps the
+group's channels to their process queues, so a message whose partner is on another process costs
+one queue entry, not two."""
 
 from __future__ import annotations
 
 import asyncio
+from contextvars import ContextVar
 from typing import Any
 
+from channels.exceptions import ChannelFull
+from channels.layers import InMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer
 
 READ_BATCH = 100
 MARKER_CHECK_S = 2.0
 MARKER_TTL_S = 3600
+
+
+# The channel a group_send_except() in progress leaves out (read where channels_redis maps the
+# group's channels to their Redis queues).
+_SKIPPED: ContextVar[str | None] = ContextVar("skipped_channel", default=None)
 
 
 class RedisLostData(ConnectionError):
@@ -55,6 +68,12 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
         if isinstance(item, BaseException):
             raise item
         return item
+
+    def _map_channel_keys_to_connection(self, channel_names: list[str], message: dict[str, Any]) -> Any:
+        skipped = _SKIPPED.get()
+        if skipped is not None:
+            channel_names = [name for name in channel_names if name != skipped]
+        return super()._map_channel_keys_to_connection(channel_names, message)
 
     def _reader_ensure(self, real_channel: str) -> None:
         loop = asyncio.get_running_loop()
@@ -101,3 +120,26 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
             await connection.set(marker, 1, ex=MARKER_TTL_S)
         elif not await connection.expire(marker, MARKER_TTL_S):  # 0: the key is gone
             raise RedisLostData("Redis lost its data (restarted or failed over): this process's groups are gone")
+
+
+async def group_send_except(layer: Any, group: str, message: dict[str, Any], *, skip: str) -> None:
+    """`layer.group_send(group, message)` to every channel of the group but `skip`: a socket that
+    has just answered its own client need not hear the same thing back from Redis. On a layer of
+    another kind every channel gets it, `skip` included, which must then ignore it."""
+    if isinstance(layer, ProcessReaderChannelLayer):
+        token = _SKIPPED.set(skip)
+        try:
+            await layer.group_send(group, message)
+        finally:
+            _SKIPPED.reset(token)
+    elif isinstance(layer, InMemoryChannelLayer):
+        layer.require_valid_group_name(group)
+        layer._clean_expired()  # as its group_send does first
+        for channel in list(layer.groups.get(group, {})):
+            if channel != skip:
+                try:
+                    await layer.send(channel, message)
+                except ChannelFull:
+                    pass  # as its group_send does: a full channel misses the message
+    else:
+        await layer.group_send(group, message)

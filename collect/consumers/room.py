@@ -25,6 +25,7 @@ from collect.models import Assignment
 from collect.protocols import get_protocol
 from collect.services import knowledge, panels, rooms
 from django.conf import settings
+from groundwork.channel_layer import group_send_except
 from retrieval import services as retrieval
 from retrieval.services import IndexNotBuilt
 
@@ -191,14 +192,17 @@ class RoomConsumer(GroundworkConsumer):
             room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, frame=frame
         )
         message = posted.message
-        await self.send_json({"type": "ack", "client_id": client_id, "seq": message.seq})
         if posted.created:
             event = {"type": "room.message", "message": selectors.message_event(message), "extras": extras, "snapshot": snapshot}
-            await self.broadcast(event)
+            # The message itself, with the sender's client_id, is its acknowledgement: this socket
+            # sends it at once, and the room's other sockets get it through the channel layer.
+            await self.room_message(event)
+            await group_send_except(self.channel_layer, room_group(self.room_id), event, skip=self.channel_name)
             if self.protocol.partner_may_be_model:
                 modelchat_relay.reply_soon(room_id=self.room_id, seq=message.seq)
         else:
             # A resend: the first attempt may have died between its commit and its broadcast.
+            await self.send_json({"type": "ack", "client_id": client_id, "seq": message.seq})
             await self.broadcast({"type": "room.catchup", "last_seq": message.seq, "from": self.channel_name})
         if not needs_knowledge or knowledge.knowledge_in_celery():
             return

@@ -3,8 +3,9 @@
 //
 // What it does for every protocol: the room socket (static/js/socket.js, with resync and resends of
 // un-acked messages after a reconnect), the `state` frame → which screen shows, the transcript
-// (bubbles in seq order, ours shown at once and confirmed by `ack`), the composer (client ids,
-// length limit, Enter to send, the draft kept across a reload), the turn counter and the warning
+// (bubbles in seq order, ours shown at once and confirmed when the server sends it back), the
+// composer (client ids, length limit, Enter to send, the draft kept across a reload), the turn
+// counter and the warning
 // before the turn limit, "End chat", the rating form, partner presence and where errors show.
 //
 // How a protocol screen plugs in (room.js and curiosity.js are the two examples):

@@ -5,7 +5,8 @@
 //   browser answers by itself (even for a background tab), and counts an open socket as present.
 // - With `sync: true` (room socket): remembers the highest message seq seen, sends
 //   {"type":"sync","after":seq} after every (re)connect, and resends messages that were never
-//   acked with the same client_id — the server stores a resend once and re-acks the same seq.
+//   acknowledged (by their own `message` frame coming back, or an `ack`) with the same client_id —
+//   the server stores a resend once and acks it with the same seq.
 
 import { socketUrl } from "./dom.js";
 

@@ -272,14 +272,15 @@ def test_it_tells_a_lone_worker_when_no_partner_was_found(
 
 class FlakyNetwork:
     """A proxy on the room sockets that can lose one frame and then drop the connection, the way a
-    train tunnel does. `lose(page, "ack")` loses the server's next ack to that page;
-    `lose(page, "message")` loses the page's next message frame. Frames from the pages are logged."""
+    train tunnel does. `lose(page, "message")` loses the page's next message frame;
+    `lose(page, "message", to_page=True)` the server's next message frame to that page (its own
+    message coming back is its acknowledgement). Frames from the pages are logged."""
 
     def __init__(self) -> None:
         self.connections: list[tuple[str, WebSocketRoute, WebSocketRoute]] = []  # (worker, page end, server end)
         self.sent: list[tuple[int, dict]] = []  # (connection number, frame) sent by the pages
         self.received: list[tuple[int, dict]] = []  # (connection number, frame) sent to the pages
-        self.losing: tuple[str, str] | None = None  # (worker, frame type)
+        self.losing: tuple[str, str, bool] | None = None  # (worker, frame type, to the page)
 
     def handler(self, worker: str):
         def route(page_side: WebSocketRoute) -> None:
@@ -290,13 +291,13 @@ class FlakyNetwork:
             def from_page(raw: str | bytes) -> None:
                 frame = json.loads(raw)
                 self.sent.append((number, frame))
-                if not self._lost(number, frame):
+                if not self._lost(number, frame, to_page=False):
                     server_side.send(raw)
 
             def from_server(raw: str | bytes) -> None:
                 frame = json.loads(raw)
                 self.received.append((number, frame))
-                if not self._lost(number, frame):
+                if not self._lost(number, frame, to_page=True):
                     page_side.send(raw)
 
             page_side.on_message(from_page)
@@ -304,16 +305,16 @@ class FlakyNetwork:
 
         return route
 
-    def lose(self, page: Page, frame_type: str) -> None:
-        self.losing = (page.worker, frame_type)  # type: ignore[attr-defined]
+    def lose(self, page: Page, frame_type: str, *, to_page: bool = False) -> None:
+        self.losing = (page.worker, frame_type, to_page)  # type: ignore[attr-defined]
 
     def count(self, page: Page) -> int:
         return sum(1 for worker, _, _ in self.connections if worker == page.worker)  # type: ignore[attr-defined]
 
-    def _lost(self, number: int, frame: dict) -> bool:
+    def _lost(self, number: int, frame: dict, *, to_page: bool) -> bool:
         worker, page_side, server_side = self.connections[number]
         latest = max(i for i, c in enumerate(self.connections) if c[0] == worker)
-        if self.losing != (worker, frame.get("type")) or number != latest:
+        if self.losing != (worker, frame.get("type"), to_page) or number != latest:
             return False
         self.losing = None
         # 1012 "service restart" is not a refusal, so the page reconnects.
@@ -335,13 +336,15 @@ def test_it_resends_unacked_messages_after_a_reconnect_and_stores_them_once(
         send(wizard, apprentice, "Hello! Shall we talk about the blues?", 1)
         seq = 1
 
-    # 1. The message is stored but its ack is lost with the connection: the page reconnects,
-    #    syncs, resends the same client_id and gets the same seq back; nothing is stored twice.
+    # 1. The message is stored but its acknowledgement (the message coming back to its page) is
+    #    lost with the connection: the page reconnects, syncs, resends the same client_id and gets
+    #    the same seq back; nothing is stored twice.
     connections_before = len(network.connections)
-    network.lose(apprentice, "ack")
+    network.lose(apprentice, "message", to_page=True)
     send(apprentice, wizard, "Where does the blues come from?", seq + 1)
     seq += 1
-    # The message was stored before the ack was lost, so it can show before the page reconnects.
+    # The message was stored before its acknowledgement was lost, so it can show on the wizard's
+    # page before the apprentice's reconnects.
     for _ in range(200):
         if any(n == connections_before for n, _ in network.sent):
             break
@@ -350,12 +353,10 @@ def test_it_resends_unacked_messages_after_a_reconnect_and_stores_them_once(
     assert len(network.connections) == connections_before + 1
     assert network.connections[-1][0] == apprentice.worker  # type: ignore[attr-defined]
     frames = [f for n, f in network.sent if n == connections_before]
-    # The page syncs from the last seq it saw: the relayed copy of its own message may have reached
-    # it before the connection went, even though the ack did not.
-    assert frames[0]["type"] == "sync" and frames[0]["after"] in (seq - 1, seq)
+    # The page syncs from the last seq it saw, which its lost message was not, and resends it.
+    assert frames[0]["type"] == "sync" and frames[0]["after"] == seq - 1
     resent = [f for f in frames if f["type"] == "message"]
-    if frames[0]["after"] == seq - 1:
-        assert [f["text"] for f in resent] == ["Where does the blues come from?"]
+    assert [f["text"] for f in resent] == ["Where does the blues come from?"]
     for frame in resent:
         first_try = next(f for n, f in network.sent if n < connections_before and f["type"] == "message" and f["text"] == frame["text"])
         assert frame["client_id"] == first_try["client_id"]

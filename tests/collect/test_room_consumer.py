@@ -13,7 +13,7 @@ from collect.lifecycle import heartbeats
 from collect.models import Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols import wow
 from tests.collect.conftest import PairedRoom, make_room, session_cookie
-from tests.collect.ws import connect, receive_until, send
+from tests.collect.ws import connect, receive_ack, receive_until, send
 from tests.paid.sweeper import beat_stand_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -128,7 +128,8 @@ async def test_it_stores_the_checked_sentence_and_relays_the_message(chatting: P
     wizard, apprentice = await join(chatting, chatting.wizard), await join(chatting, chatting.apprentice)
     checked = {"source": "chosen", "passage": 0, "sentence": 1}
     await send(wizard, {"type": "message", "client_id": "m1", "text": "Guitars have six strings!", "checked": checked})
-    assert await receive_until(wizard, "ack") == {"type": "ack", "client_id": "m1", "seq": 1}
+    acked = await receive_ack(wizard, "m1")
+    assert acked["type"] == "message" and acked["seq"] == 1  # its own message coming back is its ack
     relayed = await receive_until(apprentice, "message")
     assert relayed["text"] == "Guitars have six strings!" and "checked_sentence" not in relayed
     [message] = await stored(chatting.room)
@@ -150,10 +151,26 @@ async def test_a_relayed_message_carries_the_rooms_state_after_it(chatting: Pair
     assert relayed["seq"] == 1 and relayed["text"] == "Hello"
     assert relayed["state"]["type"] == "state" and relayed["state"]["role"] == "apprentice"
     assert relayed["state"]["last_seq"] == 1 and relayed["state"]["your_turn"] is True
-    echoed = await receive_until(wizard, "message")
-    assert echoed["checked_sentence"] == "no_passages_used"
+    echoed = await receive_ack(wizard, "m1")
+    assert echoed["type"] == "message" and echoed["checked_sentence"] == "no_passages_used"
     assert echoed["state"]["role"] == "wizard" and echoed["state"]["your_turn"] is False
     assert await apprentice.receive_nothing(0.3)  # no separate state frame follows
+    await wizard.disconnect()
+    await apprentice.disconnect()
+
+
+async def test_the_sender_gets_its_own_message_once_as_its_acknowledgement(chatting: PairedRoom) -> None:
+    """No `ack` frame and no second copy through the channel layer: one frame for the sender."""
+    wizard = await connect(path(chatting), chatting.wizard.cookie, raw=True)
+    apprentice = await connect(path(chatting), chatting.apprentice.cookie, raw=True)
+    await send(wizard, {"type": "sync", "after": 0})
+    await send(apprentice, {"type": "sync", "after": 0})
+    await send(wizard, {"type": "message", "client_id": "m1", "text": "Hello", "checked": {"no_passages_used": True}})
+    assert (await receive_until(apprentice, "message"))["client_id"] == "m1"
+    frames = []
+    while not await wizard.receive_nothing(0.5):
+        frames.append(await wizard.receive_json_from())
+    assert [(f["type"], f.get("client_id")) for f in frames if f["type"] in ("message", "ack")] == [("message", "m1")]
     await wizard.disconnect()
     await apprentice.disconnect()
 
@@ -162,10 +179,11 @@ async def test_it_stores_a_resent_message_once(chatting: PairedRoom) -> None:
     wizard = await join(chatting, chatting.wizard)
     frame = {"type": "message", "client_id": "same", "text": "Hello", "checked": {"no_passages_used": True}}
     await send(wizard, frame)
-    first = await receive_until(wizard, "ack")
+    first = await receive_ack(wizard, "same")
     await send(wizard, frame)
-    second = await receive_until(wizard, "ack")
+    second = await receive_ack(wizard, "same")
     assert first["seq"] == second["seq"] == 1
+    assert (first["type"], second["type"]) == ("message", "ack")  # a resend is only re-acked
     [message] = await stored(chatting.room)
     assert message.checked_sentence == {"no_passages_used": "no_passages_used"}
     await wizard.disconnect()
@@ -195,7 +213,7 @@ async def test_it_gives_the_wizard_knowledge_for_the_apprentices_turn(chatting: 
     assert (await receive_until(wizard, "error"))["code"] == "stale_knowledge"
     checked = {"source": "partner", "passage": 0, "sentence": 0, "knowledge_seq": knowledge["after_seq"]}
     await send(wizard, {"type": "message", "client_id": "w2", "text": "Blues began in the 1860s.", "checked": checked})
-    await receive_until(wizard, "ack")
+    await receive_ack(wizard, "w2")
     messages = await stored(chatting.room)
     assert list(messages[2].checked_sentence) == ["partner_Blues_0"]
     assert list(messages[1].retrieved_passages[0]) == ["Blues"]
@@ -256,9 +274,9 @@ async def test_a_reconnecting_client_gets_what_it_missed(chatting: PairedRoom) -
     assert (await receive_until(wizard, "error"))["code"] == "not_your_turn"
     apprentice = await join(chatting, chatting.apprentice)
     await send(apprentice, {"type": "message", "client_id": "a1", "text": "Back again"})
-    await receive_until(apprentice, "ack")
+    await receive_ack(apprentice, "a1")
     await send(wizard, {"type": "message", "client_id": "w3", "text": "Three", "checked": {"no_passages_used": True}})
-    await receive_until(wizard, "ack")
+    await receive_ack(wizard, "w3")
     late = await join(chatting, chatting.apprentice)
     await send(late, {"type": "sync", "after": 1})
     missed = [await receive_until(late, "message"), await receive_until(late, "message")]
@@ -272,12 +290,12 @@ async def test_a_dialogue_runs_to_completion_with_a_rating(chatting: PairedRoom)
     none = {"no_passages_used": True}
     for turn in range(2):
         await send(wizard, {"type": "message", "client_id": f"w{turn}", "text": f"wizard {turn}", "checked": none})
-        await receive_until(wizard, "ack")
+        await receive_ack(wizard, f"w{turn}")
         if turn == 0:
             await send(wizard, {"type": "end"})
             assert (await receive_until(wizard, "error"))["code"] == "too_early_to_end"
         await send(apprentice, {"type": "message", "client_id": f"a{turn}", "text": f"apprentice {turn}"})
-        await receive_until(apprentice, "ack")
+        await receive_ack(apprentice, f"a{turn}")
     state = await receive_until(wizard, "state")
     while not state["can_end"]:
         state = await receive_until(wizard, "state")
@@ -306,7 +324,7 @@ async def test_a_room_ends_incomplete_when_a_partner_stays_away(chatting: Paired
     )
     wizard, apprentice = await join(chatting, chatting.wizard), await join(chatting, chatting.apprentice)
     await send(wizard, {"type": "message", "client_id": "w1", "text": "Hello", "checked": {"no_passages_used": True}})
-    await receive_until(wizard, "ack")
+    await receive_ack(wizard, "w1")
     await apprentice.disconnect()
     while (await receive_until(wizard, "partner"))["connected"]:
         pass

@@ -16,7 +16,7 @@ from collect.protocols import wow
 from collect.services import knowledge, rooms
 from collect.tasks import knowledge_sweep
 from tests.collect.conftest import PairedRoom, Seat, make_room
-from tests.collect.ws import connect, receive_until, send
+from tests.collect.ws import connect, receive_ack, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 NONE_USED = {"no_passages_used": True}
@@ -65,7 +65,7 @@ async def test_a_resend_of_a_stored_message_reaches_the_partner_who_lacks_it(cha
     wizard, apprentice = await synced(chatting, chatting.wizard), await synced(chatting, chatting.apprentice)
     await stored_without_broadcast(chatting, chatting.wizard, "w1", "Six strings!", NONE_USED)
     await send(wizard, {"type": "message", "client_id": "w1", "text": "Six strings!", "checked": NONE_USED})
-    assert (await receive_until(wizard, "ack"))["seq"] == 1
+    assert (await receive_ack(wizard, "w1")) == {"type": "ack", "client_id": "w1", "seq": 1}  # a resend
     relayed = await receive_until(apprentice, "message")
     assert (relayed["seq"], relayed["text"]) == (1, "Six strings!")
     state = await receive_until(apprentice, "state")
@@ -79,8 +79,9 @@ async def test_a_partner_who_has_the_message_does_not_get_it_twice(chatting: Pai
     frame = {"type": "message", "client_id": "w1", "text": "Hello", "checked": NONE_USED}
     await send(wizard, frame)
     assert (await receive_until(apprentice, "message"))["seq"] == 1
+    assert (await receive_ack(wizard, "w1"))["type"] == "message"
     await send(wizard, frame)
-    await receive_until(wizard, "ack")
+    assert (await receive_ack(wizard, frame["client_id"]))["type"] == "ack"  # a resend
     await send(apprentice, {"type": "ping"})
     # Frames arrive in order: everything before the pong would have been a second copy.
     while (frame := await apprentice.receive_json_from(timeout=3))["type"] != "pong":
@@ -93,7 +94,7 @@ async def test_a_sync_brings_the_partner_and_the_knowledge_to_the_stored_state(c
     wizard, apprentice = await synced(chatting, chatting.wizard), await synced(chatting, chatting.apprentice)
     await send(wizard, {"type": "message", "client_id": "w1", "text": "Do you play?", "checked": NONE_USED})
     await receive_until(apprentice, "message")
-    await receive_until(wizard, "ack")
+    await receive_ack(wizard, "w1")
     # The apprentice's process dies after the commit: no broadcast, no retrieval.
     await apprentice.disconnect()
     await stored_without_broadcast(chatting, chatting.apprentice, "a1", "I prefer blues music from the Deep South")
@@ -110,7 +111,7 @@ async def test_a_sync_brings_the_partner_and_the_knowledge_to_the_stored_state(c
     # The wizard can now answer from the repaired panel.
     checked = {"source": "partner", "passage": 0, "sentence": 0, "knowledge_seq": 2}
     await send(wizard, {"type": "message", "client_id": "w2", "text": "Blues began in the 1860s.", "checked": checked})
-    assert (await receive_until(wizard, "ack"))["seq"] == 3
+    assert (await receive_ack(wizard, "w2"))["seq"] == 3
     await wizard.disconnect()
     await apprentice.disconnect()
 

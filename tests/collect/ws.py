@@ -54,5 +54,14 @@ async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout:
             return frame
 
 
+async def receive_ack(communicator: WebsocketCommunicator, client_id: str, timeout: float = 3) -> dict[str, Any]:
+    """The frame that acknowledges the message sent as `client_id`, skipping the others: the message
+    itself coming back to its sender (a new one) or an `ack` (a resend of a stored one)."""
+    while True:
+        frame = await communicator.receive_json_from(timeout=timeout)
+        if frame["type"] in ("message", "ack") and frame.get("client_id") == client_id:
+            return frame
+
+
 async def send(communicator: WebsocketCommunicator, frame: dict[str, Any]) -> None:
     await communicator.send_to(text_data=json.dumps(frame))

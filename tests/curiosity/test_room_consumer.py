@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 
 from collect.models import CuriosityDialog, Message, Room, RoomStatus
 from tests.collect.conftest import session_cookie
-from tests.collect.ws import connect, receive_until, send
+from tests.collect.ws import connect, receive_ack, receive_until, send
 from tests.curiosity.conftest import CuriosityRoom
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,7 +53,7 @@ async def chatting(paired: CuriosityRoom, known: int = 2) -> tuple[Any, Any, dic
 
 async def say(communicator: Any, text: str, client_id: str, **fields: Any) -> dict:
     await send(communicator, {"type": "message", "client_id": client_id, "text": text, **fields})
-    return await receive_until(communicator, "ack")
+    return await receive_ack(communicator, client_id)
 
 
 async def until_status(communicator: Any, status: str) -> dict:

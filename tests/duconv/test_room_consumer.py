@@ -36,8 +36,8 @@ async def say(communicator: Any, text: str, client_id: str, **fields: Any) -> di
     await send(communicator, {"type": "message", "client_id": client_id, "text": text, **fields})
     while True:
         frame = await communicator.receive_json_from(timeout=3)
-        if frame["type"] in ("ack", "error"):
-            return frame
+        if frame["type"] == "error" or (frame["type"] in ("message", "ack") and frame.get("client_id") == client_id):
+            return frame  # the message coming back is its acknowledgement
 
 
 async def test_the_agent_sees_the_goal_and_the_user_only_the_chat(paired: DuConvRoom) -> None:
