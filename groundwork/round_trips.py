@@ -71,7 +71,20 @@ class Read:
     def compile(self, connection: Any) -> Compiled:
         compiler = self.queryset.query.get_compiler(connection=connection)
         text, params = compiler.as_sql()
-        return Compiled(text, params, lambda cursor: list(compiler.results_iter(results=[cursor.fetchall()], tuple_expected=True)))
+        # What SQLCompiler.results_iter() works out for every result, worked out once.
+        fields = [column[0] for column in compiler.select[: compiler.col_count]]
+        converters = compiler.get_converters(fields)
+        composite = compiler.has_composite_fields(fields)
+
+        def result(cursor: Any) -> list[tuple[Any, ...]]:
+            rows: Any = cursor.fetchall()
+            if converters:
+                rows = compiler.apply_converters(rows, converters)
+            if composite:
+                rows = compiler.composite_fields_to_tuples(rows, fields)
+            return list(map(tuple, rows))
+
+        return Compiled(text, params, result)
 
 
 @dataclass(frozen=True)
