@@ -17,6 +17,9 @@ from collect.models import Assignment
 # stamped for this much longer than the grace period is gone even if their disconnect was never
 # processed (their process died).
 PING_SLACK_SECONDS = 45
+# The platform of a model's worker (collect.modelchat): its seat in a room has no socket and no
+# heartbeat, and it is always present.
+MODEL_PLATFORM = "model"
 
 
 def member_connected(*, assignment_id: int, socket: str) -> None:
@@ -57,8 +60,5 @@ def gone_filter(*, grace_seconds: float, now: datetime, prefix: str = "") -> Q:
 def partner_present(*, room_id: Any, role: str) -> bool:
     """Whether the other member of the room has a socket open and has been heard from lately."""
     recent = timezone.now() - timedelta(seconds=PING_SLACK_SECONDS)
-    return (
-        Assignment.objects.filter(room_id=room_id, left_at__isnull=True, last_seen__gte=recent, connected=True)
-        .exclude(role=role)
-        .exists()
-    )
+    here = Q(left_at__isnull=True, last_seen__gte=recent, connected=True) | Q(worker__platform=MODEL_PLATFORM)
+    return Assignment.objects.filter(here, room_id=room_id).exclude(role=role).exists()

@@ -5,7 +5,7 @@
 - waiting assignments past the campaign's wait timeout → `no_partner`; those whose page went away
   (no ping for the grace period) → `left`;
 - live rooms with a member away past the grace period → `left` for them, `partner_left` for the
-  other (both `left` when both are gone);
+  other (both `left` when both are gone); a model's seat (model chat) is never away;
 - live rooms idle past the turn timeout → `stalled` for the member whose move it was,
   `partner_stalled` for the other;
 - a room in its rating step ends complete when either happens there (the chat itself was done);
@@ -22,7 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from collect.lifecycle.outcomes import assignment_outcome_set, room_outcomes_set, rooms_settle
-from collect.lifecycle.presence import gone_filter
+from collect.lifecycle.presence import MODEL_PLATFORM, gone_filter
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.services.matchmaking import LIVE_ROOM_STATUSES, WAITING_STALE_SECONDS
@@ -64,7 +64,8 @@ def _end_waits(campaign: Campaign, now: datetime) -> list[int]:
 
 
 def _end_abandoned_rooms(campaign: Campaign, now: datetime) -> list[str]:
-    gone = gone_filter(grace_seconds=campaign.disconnect_grace_seconds, now=now)
+    # A model's seat never leaves: it has no socket to stamp it (collect.modelchat).
+    gone = gone_filter(grace_seconds=campaign.disconnect_grace_seconds, now=now) & ~Q(worker__platform=MODEL_PLATFORM)
     room_ids = (
         Assignment.objects.filter(campaign=campaign, status=AssignmentStatus.PAIRED, room__status__in=LIVE_ROOM_STATUSES)
         .filter(gone)

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from collect.lifecycle.presence import MODEL_PLATFORM
 from collect.modelchat.config import config_for
 from collect.modelchat.models import HUMAN_ARM, EvalModel, ModelChat, ModelChatArm, ModelChatOnboarding
 from collect.modelchat.onboarding import expected_labels
@@ -22,7 +23,6 @@ from collect.services.matchmaking import worker_get_or_create
 
 # A live conversation older than this no longer holds its arm's place (its worker has gone).
 LIVE_HOLD = timedelta(hours=1)
-BOT_PLATFORM = "model"
 # The role of a waiting assignment seated in the control arm, until pairing gives it its room role.
 CONTROL_WAITING = "control"
 
@@ -70,7 +70,7 @@ def arm_pick(*, campaign: Campaign, rng: random.Random | None = None) -> str:
 
 
 def bot_worker(*, model: EvalModel) -> Worker:
-    return worker_get_or_create(platform=BOT_PLATFORM, external_id=model.name)
+    return worker_get_or_create(platform=MODEL_PLATFORM, external_id=model.name)
 
 
 def modelchat_seat(*, assignment: Assignment) -> Room | None:
