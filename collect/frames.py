@@ -84,6 +84,11 @@ def _shows(char: str) -> bool:
     return not (char.isspace() or char in BLANK_LETTERS or unicodedata.category(char) in INVISIBLE_CATEGORIES)
 
 
+# A message's seq is a PostgreSQL integer; a frame naming a larger one names no message (and a
+# number past 64 bits could not even travel the Redis channel layer, which packs it).
+MAX_SEQ = 2**31 - 1
+
+
 def require_int(frame: dict[str, Any], key: str, *, low: int, high: int | None = None) -> int:
     value = frame.get(key)
     # bool is an int subclass in Python; true is not a rating.

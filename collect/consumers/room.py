@@ -15,7 +15,7 @@ from collect import selectors
 from collect.consumers.base import GroundworkConsumer
 from collect.consumers.db import hot_path_sync_to_async
 from collect.errors import ProtocolError
-from collect.frames import require_int, require_str
+from collect.frames import MAX_SEQ, require_int, require_str
 from collect.groups import knowledge_event, role_group, room_group
 from collect.lifecycle import presence
 from collect.lifecycle.background import sweeper_ensure
@@ -140,7 +140,7 @@ class RoomConsumer(GroundworkConsumer):
         await handler(frame)
 
     async def on_sync(self, frame: dict[str, Any]) -> None:
-        after = require_int(frame, "after", low=0)
+        after = require_int(frame, "after", low=0, high=MAX_SEQ)
         # Retrieval a dead process left undone for this room's messages is done (or queued) now.
         await self.broadcast_knowledge(await _off_loop(knowledge.room_knowledge_repair)(room_id=self.room_id))
         await self.catch_up(after)

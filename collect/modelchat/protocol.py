@@ -16,7 +16,7 @@ from typing import Any
 from django.utils import timezone
 
 from collect.errors import ProtocolError
-from collect.frames import require_int
+from collect.frames import MAX_SEQ, require_int
 from collect.modelchat.config import NONE_LABEL, config_for
 from collect.modelchat.duconv import OPENING, duconv_message_fields, duconv_room_create, duconv_session, user_state
 from collect.modelchat.models import ModelChat, ModelChatArm, ModelTurn
@@ -101,7 +101,7 @@ class ModelChatProtocol(WizardOfWikipedia):
 
     def label(self, *, room: Room, assignment: Assignment, frame: dict[str, Any]) -> Effect:
         """The evaluator's problem labels for one model message (relabelling replaces them)."""
-        seq = require_int(frame, "seq", low=1)
+        seq = require_int(frame, "seq", low=1, high=MAX_SEQ)
         if assignment.role != APPRENTICE:
             raise ProtocolError("not_allowed", "Only the person evaluating the chat labels messages.")
         if room.status not in (RoomStatus.CHATTING, RoomStatus.RATING):

@@ -18,7 +18,7 @@ from collect.curiosity.config import ConfigError, config_for
 from collect.curiosity.facts import bank_select, dropped_fids, topic_article, topic_facts
 from collect.curiosity.prior import entities_ready, related_entities_sample, source_prepare, topic_sections
 from collect.errors import ProtocolError
-from collect.frames import require_int, require_str
+from collect.frames import MAX_SEQ, require_int, require_str
 from collect.models import Assignment, Campaign, CuriosityDialog, Message, Room, RoomStatus
 from collect.protocols.base import Effect, Protocol
 
@@ -129,7 +129,7 @@ class Curiosity(Protocol):
 
     def like(self, *, room: Room, assignment: Assignment, frame: dict[str, Any]) -> Effect:
         _require_user(assignment, "Only the user can like messages.")
-        seq = require_int(frame, "seq", low=1)
+        seq = require_int(frame, "seq", low=1, high=MAX_SEQ)
         liked = frame.get("liked", True)
         if not isinstance(liked, bool):
             raise ProtocolError("bad_frame", "'liked' must be true or false.")

@@ -40,6 +40,7 @@ HOSTILE = [
     pytest.param('{"type": "sync", "after": Infinity}', "bad_json", id="infinity"),
     pytest.param('{"type": "sync", "after": ' + "9" * 5000 + "}", "bad_json", id="huge-integer"),
     pytest.param('{"type": "sync", "after": 1e999}', "bad_frame", id="float-overflow"),
+    pytest.param('{"type": "sync", "after": 18446744073709551616}', "bad_frame", id="sync-after-two-to-the-64"),
     pytest.param('{"type": ["ping"]}', "bad_frame", id="type-not-a-string"),
     pytest.param('"just a string"', "bad_frame", id="not-an-object"),
     pytest.param("{" * 5, "bad_json", id="truncated"),
