@@ -52,7 +52,9 @@ class RedisLostData(ConnectionError):
 class ProcessReaderChannelLayer(RedisChannelLayer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._readers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+        # One reader per event loop and process queue: channels made with another prefix
+        # (`new_channel("x.")`) have a queue of their own.
+        self._readers: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Task] = {}
 
     async def receive(self, channel: str) -> dict[str, Any]:
         if "!" not in channel:
@@ -77,11 +79,11 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
 
     def _reader_ensure(self, real_channel: str) -> None:
         loop = asyncio.get_running_loop()
-        reader = self._readers.get(loop)
+        reader = self._readers.get((loop, real_channel))
         if reader is None or reader.done():
-            for old in [known for known in self._readers if known.is_closed()]:
+            for old in [known for known in self._readers if known[0].is_closed()]:
                 del self._readers[old]
-            self._readers[loop] = loop.create_task(self._read(real_channel))
+            self._readers[loop, real_channel] = loop.create_task(self._read(real_channel))
 
     async def _read(self, real_channel: str) -> None:
         key = self.prefix + real_channel

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
@@ -29,11 +30,14 @@ def _database() -> None:
 
 
 async def _channel_layer() -> None:
-    """A real round trip through the layer (Redis in production): send to a fresh channel, read it back."""
+    """A real round trip through the layer (Redis in production): send to a fresh channel, read it
+    back. A channel of its own, not one of this process's (`new_channel()`, a name with "!"): those
+    are all read from the process's one queue by its reader (groundwork/channel_layer.py), which
+    the probe has no business touching."""
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("no channel layer is configured")
-    channel = await layer.new_channel("readyz.")
+    channel = f"readyz.{uuid.uuid4().hex}"
     await layer.send(channel, {"type": "readyz.probe"})
     message = await layer.receive(channel)
     if message.get("type") != "readyz.probe":

@@ -103,3 +103,16 @@ async def test_sends_from_task_code_reuse_their_redis_connections() -> None:
     got = [(await asyncio.wait_for(channels.receive(name), 10))["n"] for _ in range(20)]
     assert got == list(range(20))
     await channels.group_discard(group, name)  # not flush(): some of its connections live on the sender's loop
+
+
+async def test_a_channel_of_another_prefix_read_first_leaves_the_sockets_their_reader() -> None:
+    """The process's first receive may be for a channel made with another prefix (a readiness
+    probe's); the sockets' channels, read after it, still get their messages."""
+    channels = layer()
+    probe = await channels.new_channel("probe.")
+    await channels.send(probe, {"type": "t", "n": 1})
+    assert (await asyncio.wait_for(channels.receive(probe), 10))["n"] == 1
+    socket = await channels.new_channel()
+    await channels.send(socket, {"type": "t", "n": 2})
+    assert (await asyncio.wait_for(channels.receive(socket), 10))["n"] == 2
+    await channels.flush()

@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import threading
 import time
+import urllib.request
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -167,6 +169,32 @@ def test_killing_a_process_mid_dialogue_loses_nothing(nodes: list[Node]) -> None
         victim.start()  # back once it has started; the pages use the other process meanwhile
 
     assert run_trials(TRIALS, nodes, rng, kill_one) >= TRIALS  # the kills did cut connections
+
+
+def test_processes_probed_for_readiness_still_relay(nodes: list[Node]) -> None:
+    """A load balancer asks /readyz of every process every few seconds, from before the first
+    socket opens; the probe's round trip through the channel layer leaves the sockets' alone."""
+    stop = threading.Event()
+
+    def probe() -> None:
+        while not stop.is_set():
+            for node in nodes:
+                with urllib.request.urlopen(f"http://127.0.0.1:{node.port}/readyz", timeout=10) as response:
+                    assert response.status == 200
+            stop.wait(0.5)
+
+    prober = threading.Thread(target=probe, daemon=True)
+    prober.start()
+    try:
+        time.sleep(1.0)  # the first probes come before any socket
+
+        async def nothing() -> None:
+            pass
+
+        run_trials(1, nodes, random.Random(11), nothing)
+    finally:
+        stop.set()
+        prober.join()
 
 
 def test_dropped_database_connections_lose_nothing(nodes: list[Node]) -> None:
