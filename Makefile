@@ -57,7 +57,7 @@ run-prod: install haproxy
 
 # Pass 1: the embedded default (SQLite, in-memory layer, in-process tasks), whatever the environment.
 # Pass 2: the same tests on PostgreSQL + Redis, when DATABASE_URL / REDIS_URL are set (as .ci/run does).
-test: install-dev chromium
+test: install-dev chromium haproxy
 	env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider
 	@if [ -n "$$DATABASE_URL$$REDIS_URL" ]; then \
 		echo "== second pass: DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \

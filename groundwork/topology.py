@@ -55,6 +55,10 @@ defaults
     timeout server 60s
     # An open websocket is a tunnel once upgraded; daphne pings one quiet for 30 s (groundwork/serve.py).
     timeout tunnel 1h
+    # A connection refused by a chat process that has just died (before the health checks take it
+    # out of rotation) is retried on another one, not answered 503.
+    retries 2
+    option redispatch
 
 frontend groundwork
     bind 127.0.0.1:{port}

@@ -44,9 +44,13 @@ def node_env(index_dir: Path, **extra: str) -> dict[str, str]:
 
 
 class Node:
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    """A daphne process; `proxied`: as `make run-prod` runs one behind HAProxy (groundwork.serve,
+    reading the client's address from X-Forwarded-For)."""
+
+    def __init__(self, env: dict[str, str], log: Path, *, proxied: bool = False) -> None:
         self.port = free_port()
         self.env, self.log = env, log
+        self.server = ["groundwork.serve", "--proxy-headers"] if proxied else ["daphne"]
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -56,7 +60,7 @@ class Node:
     def start(self) -> None:
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "groundwork.asgi:application"],
+                [sys.executable, "-m", *self.server, "-b", "127.0.0.1", "-p", str(self.port), "groundwork.asgi:application"],
                 cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
             )
 

@@ -1,0 +1,132 @@
+"""The production topology's load balancer: HAProxy with the configuration `make run-prod`
+generates (groundwork/topology.py) in front of two chat processes run as the Procfile runs them.
+Pages join and chat through it; one process is killed mid-dialogue and started again."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from collect.models import Campaign, Persona
+from groundwork.topology import haproxy_config
+from tests.collect.nodes import Node, free_port, node_env
+from tests.collect.test_node_faults import TURN_LIMIT, check, trial
+
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs Debian's haproxy (make haproxy; make test installs it)"),
+    pytest.mark.skipif(
+        not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
+        reason="needs REDIS_URL and a PostgreSQL DATABASE_URL",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the pages are given to connect to: the proxy's address (trial() asks each for it)."""
+
+    address: tuple[str, int]
+
+
+class HAProxy:
+    def __init__(self, tmp_path: Path, node_ports: list[int]) -> None:
+        self.port = free_port()
+        self.config = tmp_path / "haproxy.cfg"
+        self.config.write_text(haproxy_config(port=self.port, node_ports=node_ports, ready_path="/readyz"))
+        self.log = tmp_path / "haproxy.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(["haproxy", "-db", "-f", str(self.config)], stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, self.log.read_text()
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError(f"haproxy did not start: {self.log.read_text()}")
+
+    def get(self, path: str) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def proxy_campaign(knowledge) -> Campaign:
+    campaign = Campaign.objects.create(
+        slug="faults", name="Proxy tests", knowledge_source=knowledge, min_turns=1, max_turns=1, turn_limit=TURN_LIMIT
+    )
+    Persona.objects.create(campaign=campaign, text="I play the guitar.", topics=["Guitar"])
+    return campaign
+
+
+@pytest.fixture
+def topology(proxy_campaign, index_dir: Path, tmp_path: Path) -> Iterator[tuple[HAProxy, list[Node]]]:
+    env = node_env(index_dir)
+    nodes = [Node(env, tmp_path / f"node{i}.log", proxied=True) for i in range(2)]
+    for node in nodes:
+        node.start()
+    for node in nodes:
+        node.wait_ready()
+    proxy = HAProxy(tmp_path, [node.port for node in nodes])
+    proxy.start()
+    yield proxy, nodes
+    proxy.stop()
+    for node in nodes:
+        node.stop()
+
+
+def test_the_proxy_checks_readiness_and_serves_through_a_dead_process(topology: tuple[HAProxy, list[Node]]) -> None:
+    proxy, nodes = topology
+    assert proxy.get("/readyz") == 200
+    nodes[0].kill()
+    # Before the health checks have taken the dead process out, a request that goes to it is
+    # retried on the other one.
+    assert [proxy.get("/healthz") for _ in range(12)] == [200] * 12
+
+
+def test_dialogues_through_the_proxy_survive_a_killed_process(topology: tuple[HAProxy, list[Node]]) -> None:
+    proxy, nodes = topology
+    rng = random.Random(3)
+    entry = [Entry(("127.0.0.1", proxy.port))] * 2
+
+    async def kill_one() -> None:
+        victim = rng.choice(nodes)
+        victim.kill()
+        victim.start()
+
+    reconnects = 0
+    for number in range(3):
+        workers = asyncio.run(trial(number, entry, rng, kill_one))  # type: ignore[arg-type]
+        check(workers)
+        reconnects += sum(worker.stats.reconnects for worker in workers)
+        for node in nodes:
+            node.wait_ready()
+    # The kills did cut pages' connections through the proxy (a kill can miss: the proxy decides
+    # which process holds which socket).
+    assert reconnects >= 1
