@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from collect.models import Campaign, Persona
 from groundwork.topology import haproxy_config
 from tests.collect.nodes import Node, free_port, node_env
-from tests.collect.test_node_faults import TURN_LIMIT, check, trial
+from tests.collect.test_node_faults import check, fault_campaign, trial  # noqa: F401 - fault_campaign is a fixture
 
 pytestmark = [
     pytest.mark.services,
@@ -77,16 +76,7 @@ class HAProxy:
 
 
 @pytest.fixture
-def proxy_campaign(knowledge) -> Campaign:
-    campaign = Campaign.objects.create(
-        slug="faults", name="Proxy tests", knowledge_source=knowledge, min_turns=1, max_turns=1, turn_limit=TURN_LIMIT
-    )
-    Persona.objects.create(campaign=campaign, text="I play the guitar.", topics=["Guitar"])
-    return campaign
-
-
-@pytest.fixture
-def topology(proxy_campaign, index_dir: Path, tmp_path: Path) -> Iterator[tuple[HAProxy, list[Node]]]:
+def topology(fault_campaign, index_dir: Path, tmp_path: Path) -> Iterator[tuple[HAProxy, list[Node]]]:
     env = node_env(index_dir)
     nodes = [Node(env, tmp_path / f"node{i}.log", proxied=True) for i in range(2)]
     for node in nodes:
