@@ -49,12 +49,14 @@ def members_seen(*, assignment_ids: Iterable[int]) -> None:
 
 def gone_filter(*, grace_seconds: float, now: datetime, prefix: str = "") -> Q:
     """Members away longer than the grace period: their socket closed that long ago, or nothing
-    was heard from them (ping, frame) for the grace period plus the ping slack."""
+    was heard from them (ping, frame) for the grace period plus the ping slack. A model's seat is
+    never away."""
     closed = now - timedelta(seconds=grace_seconds)
     silent = now - timedelta(seconds=grace_seconds + PING_SLACK_SECONDS)
-    return Q(**{f"{prefix}left_at__lte": closed}) | Q(**{f"{prefix}last_seen__lte": silent}) | Q(
+    away = Q(**{f"{prefix}left_at__lte": closed}) | Q(**{f"{prefix}last_seen__lte": silent}) | Q(
         **{f"{prefix}last_seen__isnull": True, f"{prefix}created__lte": silent}
     )
+    return away & ~Q(**{f"{prefix}worker__platform": MODEL_PLATFORM})
 
 
 def partner_present(*, room_id: Any, role: str) -> bool:

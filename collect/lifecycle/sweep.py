@@ -22,7 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from collect.lifecycle.outcomes import assignment_outcome_set, room_outcomes_set, rooms_settle
-from collect.lifecycle.presence import MODEL_PLATFORM, gone_filter
+from collect.lifecycle.presence import gone_filter
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.services.matchmaking import LIVE_ROOM_STATUSES, WAITING_STALE_SECONDS
@@ -64,8 +64,7 @@ def _end_waits(campaign: Campaign, now: datetime) -> list[int]:
 
 
 def _end_abandoned_rooms(campaign: Campaign, now: datetime) -> list[str]:
-    # A model's seat never leaves: it has no socket to stamp it (collect.modelchat).
-    gone = gone_filter(grace_seconds=campaign.disconnect_grace_seconds, now=now) & ~Q(worker__platform=MODEL_PLATFORM)
+    gone = gone_filter(grace_seconds=campaign.disconnect_grace_seconds, now=now)
     room_ids = (
         Assignment.objects.filter(campaign=campaign, status=AssignmentStatus.PAIRED, room__status__in=LIVE_ROOM_STATUSES)
         .filter(gone)
