@@ -9,8 +9,11 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
+from groundwork.topology import haproxy_config
 from tests.services import child_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +26,22 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def wait_listening(port: int, process: subprocess.Popen[bytes], *, seconds: float, what: str, log: Path | None = None) -> None:
+    """Until something accepts connections on `port`; fails if `process` exits first."""
+    def tail() -> str:
+        return log.read_text()[-3000:] if log is not None else ""
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"{what} exited: {tail()}"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"{what} on {port} did not start: {tail()}")
 
 
 def node_env(index_dir: Path, **extra: str) -> dict[str, str]:
@@ -65,15 +84,8 @@ class Node:
             )
 
     def wait_ready(self) -> None:
-        deadline = time.monotonic() + START_SECONDS
-        while time.monotonic() < deadline:
-            assert self.process is not None and self.process.poll() is None, self.log.read_text()[-3000:]
-            try:
-                socket.create_connection(self.address, timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.2)
-        raise AssertionError(f"daphne on {self.port} did not start: {self.log.read_text()[-3000:]}")
+        assert self.process is not None
+        wait_listening(self.port, self.process, seconds=START_SECONDS, what="daphne", log=self.log)
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -101,16 +113,37 @@ class RedisServer:
              "--dir", str(self.workdir)],
             stdout=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError("redis-server did not start")
+        wait_listening(self.port, self.process, seconds=10, what="redis-server")
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait()
+
+
+class HAProxy:
+    """Debian's haproxy with the configuration `make run-prod` generates, in front of `node_ports`."""
+
+    def __init__(self, workdir: Path, node_ports: list[int]) -> None:
+        self.port = free_port()
+        self.config = workdir / "haproxy.cfg"
+        self.config.write_text(haproxy_config(port=self.port, node_ports=node_ports, ready_path="/readyz"))
+        self.log = workdir / "haproxy.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(["haproxy", "-db", "-f", str(self.config)], stdout=out, stderr=subprocess.STDOUT)
+        wait_listening(self.port, self.process, seconds=20, what="haproxy", log=self.log)
+
+    def get(self, path: str) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)

@@ -8,19 +8,13 @@ import asyncio
 import os
 import random
 import shutil
-import socket
-import subprocess
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from groundwork.topology import haproxy_config
-from tests.collect.nodes import Node, free_port, node_env
+from tests.collect.nodes import HAProxy, Node, node_env
 from tests.collect.test_node_faults import check, fault_campaign, trial  # noqa: F401 - fault_campaign is a fixture
 
 pytestmark = [
@@ -39,40 +33,6 @@ class Entry:
     """What the pages are given to connect to: the proxy's address (trial() asks each for it)."""
 
     address: tuple[str, int]
-
-
-class HAProxy:
-    def __init__(self, tmp_path: Path, node_ports: list[int]) -> None:
-        self.port = free_port()
-        self.config = tmp_path / "haproxy.cfg"
-        self.config.write_text(haproxy_config(port=self.port, node_ports=node_ports, ready_path="/readyz"))
-        self.log = tmp_path / "haproxy.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(["haproxy", "-db", "-f", str(self.config)], stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.log.read_text()
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise AssertionError(f"haproxy did not start: {self.log.read_text()}")
-
-    def get(self, path: str) -> int:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as response:
-                return response.status
-        except urllib.error.HTTPError as error:
-            return error.code
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
 
 
 @pytest.fixture
