@@ -163,7 +163,7 @@ async def test_the_user_likes_and_unlikes_an_assistant_message(paired: Curiosity
 
 @pytest.mark.parametrize(
     ("who", "seq", "code"),
-    [("assistant", 2, "not_allowed"), ("user", 1, "bad_like"), ("user", 9, "bad_like")],
+    [("assistant", 2, "not_allowed"), ("user", 1, "bad_like"), ("user", 9, "bad_like"), ("user", 2**64, "bad_frame")],
 )
 async def test_it_refuses_a_bad_like(paired: CuriosityRoom, who: str, seq: int, code: str) -> None:
     user, assistant, _ = await chatting(paired)

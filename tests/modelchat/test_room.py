@@ -84,6 +84,7 @@ async def test_labels_go_on_model_messages_only(dana: Evaluator) -> None:
         ({"type": "label", "seq": reply["seq"], "problems": ["none", "repetitive"]}, "bad_label"),
         ({"type": "label", "seq": reply["seq"], "problems": ["rude"]}, "bad_label"),
         ({"type": "label", "seq": 99, "problems": ["none"]}, "bad_label"),
+        ({"type": "label", "seq": 2**64, "problems": ["none"]}, "bad_frame"),  # past any seq there can be
         ({"type": "rate", "answers": {"engagingness": 3}}, "wrong_state"),  # before the minimum turns
     ):
         await send(socket, frame)
