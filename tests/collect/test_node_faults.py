@@ -175,12 +175,20 @@ def test_processes_probed_for_readiness_still_relay(nodes: list[Node]) -> None:
     """A load balancer asks /readyz of every process every few seconds, from before the first
     socket opens; the probe's round trip through the channel layer leaves the sockets' alone."""
     stop = threading.Event()
+    failed: list[str] = []  # an exception in the probing thread would not fail the test by itself
 
     def probe() -> None:
         while not stop.is_set():
             for node in nodes:
-                with urllib.request.urlopen(f"http://127.0.0.1:{node.port}/readyz", timeout=10) as response:
-                    assert response.status == 200
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{node.port}/readyz", timeout=10) as response:
+                        status = response.status
+                except Exception as error:  # an HTTPError (503) included
+                    failed.append(f"/readyz of {node.port}: {error!r}")
+                    return
+                if status != 200:
+                    failed.append(f"/readyz of {node.port}: {status}")
+                    return
             stop.wait(0.5)
 
     prober = threading.Thread(target=probe, daemon=True)
@@ -195,6 +203,7 @@ def test_processes_probed_for_readiness_still_relay(nodes: list[Node]) -> None:
     finally:
         stop.set()
         prober.join()
+    assert failed == []
 
 
 def test_dropped_database_connections_lose_nothing(nodes: list[Node]) -> None:
