@@ -45,6 +45,19 @@ def cpu_seconds(pids: list[int]) -> float:
     return total
 
 
+def machine_cpu() -> tuple[float, float]:
+    """CPU seconds all cores spent busy since boot, and those the hypervisor took (steal): with the
+    chat processes' own, they tell a quiet run from one that other work slowed."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq) / TICK, steal / TICK
+
+
+def own_cpu() -> float:
+    usage = os.times()
+    return usage.user + usage.system
+
+
 def percentiles(values: list[float]) -> str:
     if len(values) < 2:
         return "n/a"
@@ -194,9 +207,9 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
         worker.stats.delivery_ms.clear()
         worker.stats.knowledge_wait_ms.clear()
         worker.stats.knowledge_missed = 0
-    cpu0, t0 = cpu_seconds(pids), time.monotonic()
+    cpu0, t0, machine0, own0 = cpu_seconds(pids), time.monotonic(), machine_cpu(), own_cpu()
     await asyncio.sleep(args.duration)
-    cpu1, t1 = cpu_seconds(pids), time.monotonic()
+    cpu1, t1, machine1, own1 = cpu_seconds(pids), time.monotonic(), machine_cpu(), own_cpu()
     acks = [ms for worker in workers for ms in worker.stats.ack_ms]
     deliveries = [ms for worker in workers for ms in worker.stats.delivery_ms]
     knowledge = [ms for worker in workers for ms in worker.stats.knowledge_wait_ms]
@@ -220,7 +233,8 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     return {"messages": len(acks), "seconds": t1 - t0, "cpu": cpu1 - cpu0, "acks": acks, "deliveries": deliveries,
             "unacked": unacked, "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
             "reconnects": sum(worker.stats.reconnects for worker in workers),
-            "knowledge": knowledge, "knowledge_missed": knowledge_missed}
+            "knowledge": knowledge, "knowledge_missed": knowledge_missed,
+            "machine": (machine1[0] - machine0[0], machine1[1] - machine0[1]), "own": own1 - own0}
 
 
 def check_stored(workers: list) -> tuple[int, int]:
@@ -283,16 +297,17 @@ async def relay_phase(args: argparse.Namespace, port: int, pids: list[int]) -> d
     client_settle()
     await asyncio.sleep(args.warmup)
     counting = True
-    cpu0, t0 = cpu_seconds(pids), time.monotonic()
+    cpu0, t0, machine0, own0 = cpu_seconds(pids), time.monotonic(), machine_cpu(), own_cpu()
     await asyncio.sleep(args.duration)
-    cpu1, t1 = cpu_seconds(pids), time.monotonic()
+    cpu1, t1, machine1, own1 = cpu_seconds(pids), time.monotonic(), machine_cpu(), own_cpu()
     counting = False
     stop = True
     await asyncio.sleep(args.pace * 1.6)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return {"messages": len(acks), "seconds": t1 - t0, "cpu": cpu1 - cpu0, "acks": acks, "deliveries": deliveries}
+    return {"messages": len(acks), "seconds": t1 - t0, "cpu": cpu1 - cpu0, "acks": acks, "deliveries": deliveries,
+            "machine": (machine1[0] - machine0[0], machine1[1] - machine0[1]), "own": own1 - own0}
 
 
 def report(name: str, result: dict) -> float:
@@ -308,6 +323,12 @@ def report(name: str, result: dict) -> float:
         print(f"  wizard's panel  {percentiles(result['knowledge'])} from their turn to the knowledge for it; "
               f"{result['knowledge_missed']} turns without it after a {KNOWLEDGE_WAIT_S:g} s wait")
     print(f"  server CPU      {result['cpu']:.1f} s = {per_message:.2f} ms per message")
+    if "machine" in result:
+        busy, steal = (x / result["seconds"] for x in result["machine"])
+        chat, own = result["cpu"] / result["seconds"], result["own"] / result["seconds"]
+        print(f"  machine         {busy:.2f} of {os.cpu_count()} cores busy: chat processes {chat:.2f}, this load "
+              f"generator {own:.2f}, the rest {busy - chat - own:.2f} (workers, PostgreSQL, Redis, anything else); "
+              f"{steal:.2f} taken by the hypervisor")
     return per_message
 
 
