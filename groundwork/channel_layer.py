@@ -8,7 +8,7 @@ processes drained their queues more slowly than messages arrived, and channels_r
 messages over its capacity (docs/deployment.md).
 
 Here one task per process and event loop pops up to READ_BATCH messages per round trip (blocking
-only when the queue is empty) and hands each to its socket's buffer; a socket's receive() only
+only when the queue is empty: one BZMPOP per wake) and hands each to its socket's buffer; a socket's receive() only
 waits on its buffer. The in-flight backup is left out: it guards a message popped by a receive()
 that is then cancelled, and a message popped here goes straight to an in-memory buffer, which a
 dying process loses either way (the pages then reconnect and catch up). Groups, capacity, expiry
@@ -34,6 +34,7 @@ from typing import Any
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer
+from redis.exceptions import ResponseError
 
 READ_BATCH = 100
 MARKER_CHECK_S = 2.0
@@ -55,6 +56,8 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
         # One reader per event loop and process queue: channels made with another prefix
         # (`new_channel("x.")`) have a queue of their own.
         self._readers: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Task] = {}
+        # False once Redis has said it has no BZMPOP (before 7.0).
+        self._batch_blocking_pop = True
 
     async def receive(self, channel: str) -> dict[str, Any]:
         if "!" not in channel:
@@ -96,10 +99,7 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
                 if checked is None or loop.time() - checked >= MARKER_CHECK_S:
                     await self._marker_check(connection, marker, first=checked is None)
                     checked = loop.time()
-                popped = await connection.zpopmin(key, READ_BATCH)
-                if not popped:
-                    waited = await connection.bzpopmin(key, timeout=min(self.brpop_timeout, MARKER_CHECK_S))
-                    popped = [(waited[1], waited[2])] if waited else []
+                popped = await self._pop(connection, key, timeout=min(self.brpop_timeout, MARKER_CHECK_S))
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -115,6 +115,25 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
                 targets = message.pop("__asgi_channel__", real_channel)
                 for target in targets if isinstance(targets, list) else [targets]:
                     self.receive_buffer[target].put_nowait(message)
+
+    async def _pop(self, connection: Any, key: str, *, timeout: float) -> list[Any]:
+        """Up to READ_BATCH messages of the queue (member, score), waiting up to `timeout` while it
+        is empty. BZMPOP (Redis 7) does both in one round trip; on an older Redis a batch pop,
+        and when it finds nothing a blocking pop of one."""
+        if self._batch_blocking_pop:
+            try:
+                reply = await connection.bzmpop(timeout, 1, [key], min=True, count=READ_BATCH)
+            except ResponseError as error:
+                if "unknown command" not in str(error).lower():
+                    raise
+                self._batch_blocking_pop = False
+            else:
+                return reply[1] if reply else []
+        popped = await connection.zpopmin(key, READ_BATCH)
+        if popped:
+            return popped
+        waited = await connection.bzpopmin(key, timeout=timeout)
+        return [(waited[1], waited[2])] if waited else []
 
     @staticmethod
     async def _marker_check(connection: Any, marker: str, *, first: bool) -> None:

@@ -116,3 +116,54 @@ async def test_a_channel_of_another_prefix_read_first_leaves_the_sockets_their_r
     await channels.send(socket, {"type": "t", "n": 2})
     assert (await asyncio.wait_for(channels.receive(socket), 10))["n"] == 2
     await channels.flush()
+
+
+async def reader_commands(channels: ProcessReaderChannelLayer, name: str, count: int) -> list[str]:
+    """The commands Redis ran on this channel's queue while `count` messages were sent to it one
+    at a time, each read before the next (as at a human pace), by MONITOR on another connection."""
+    import redis.asyncio
+
+    key = channels.prefix + channels.non_local_name(name)
+    client = redis.asyncio.Redis.from_url(os.environ["REDIS_URL"])
+    seen: list[str] = []
+
+    async def watch(monitor) -> None:
+        async for command in monitor.listen():
+            if key in command["command"]:
+                seen.append(command["command"].split()[0].upper())
+
+    async with client.monitor() as monitor:
+        watching = asyncio.create_task(watch(monitor))
+        for n in range(count):
+            await channels.send(name, {"type": "t", "n": n})
+            assert (await asyncio.wait_for(channels.receive(name), 10))["n"] == n
+        await asyncio.sleep(0.3)  # MONITOR's last lines
+        watching.cancel()
+    await client.aclose()
+    await channels.flush()
+    return seen
+
+
+async def test_the_reader_takes_one_round_trip_per_wake() -> None:
+    """A message that arrives while the queue is empty costs the reader one command (BZMPOP pops
+    up to a batch and blocks while there is none), not a batch pop that finds nothing and then a
+    blocking pop of one."""
+    channels = layer()
+    pops = [c for c in await reader_commands(channels, await channels.new_channel(), 10) if "POP" in c]
+    assert set(pops) == {"BZMPOP"}, pops
+    assert len(pops) <= 10 + 2, pops  # one per message, the one left waiting, a timed-out one
+
+
+async def test_the_reader_falls_back_on_a_redis_without_bzmpop(monkeypatch) -> None:
+    """Redis before 7.0 has no BZMPOP: the reader goes on with a batch pop, then a blocking one."""
+    import redis.asyncio
+    from redis.exceptions import ResponseError
+
+    async def unknown(self, *args, **kwargs):
+        raise ResponseError("unknown command 'BZMPOP', with args beginning with: ")
+
+    monkeypatch.setattr(redis.asyncio.Redis, "bzmpop", unknown)
+    channels = layer()
+    pops = [c for c in await reader_commands(channels, await channels.new_channel(), 5) if "POP" in c]
+    assert "BZPOPMIN" in pops and "ZPOPMIN" in pops and "BZMPOP" not in pops, pops
+    assert channels._batch_blocking_pop is False
