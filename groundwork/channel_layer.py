@@ -20,6 +20,11 @@ a marker key of its own in Redis and checks it every MARKER_CHECK_S; once it is 
 treated as having gone away: every socket of the process gets the error, and the pages reconnect,
 join their groups again and catch up.
 
+group_send() takes two round trips where channels_redis's takes four: one script drops the group's
+expired members and lists the rest, and one per Redis host drops each process queue's expired
+messages and adds the message to the queues below their capacity (a full queue misses it, as
+there). Every chat message and knowledge panel is a group send.
+
 group_send_except() sends to a group but one of its channels (the chat message's sender, which
 has answered its own socket): on this layer the channel is left out where channels_redis maps the
 group's channels to their process queues, so a message whose partner is on another process costs
@@ -28,6 +33,8 @@ one queue entry, not two."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from contextvars import ContextVar
 from typing import Any
 
@@ -39,6 +46,30 @@ from redis.exceptions import ResponseError
 READ_BATCH = 100
 MARKER_CHECK_S = 2.0
 MARKER_TTL_S = 3600
+log = logging.getLogger(__name__)
+
+# KEYS[1]: a group. ARGV[1]: the score (join time) below which its members have expired.
+_GROUP_MEMBERS = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, ARGV[1])
+return redis.call('ZRANGE', KEYS[1], 0, -1)
+"""
+# KEYS: process queues. ARGV: the message for each, then each one's capacity, then the time (the
+# score), the score below which a queued message has expired, and the queues' time to live.
+_GROUP_PUSH = """
+local n = #KEYS
+local now, expired, ttl = ARGV[2 * n + 1], ARGV[2 * n + 2], ARGV[2 * n + 3]
+local over = 0
+for i = 1, n do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, expired)
+  if redis.call('ZCOUNT', KEYS[i], '-inf', '+inf') < tonumber(ARGV[n + i]) then
+    redis.call('ZADD', KEYS[i], now, ARGV[i])
+    redis.call('EXPIRE', KEYS[i], ttl)
+  else
+    over = over + 1
+  end
+end
+return over
+"""
 
 
 # The channel a group_send_except() in progress leaves out (read where channels_redis maps the
@@ -58,6 +89,32 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
         self._readers: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Task] = {}
         # False once Redis has said it has no BZMPOP (before 7.0).
         self._batch_blocking_pop = True
+        self._scripts: dict[str, Any] = {}
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        assert self.require_valid_group_name(group), "Group name not valid"
+        connection = self.connection(self.consistent_hash(group))
+        now = time.time()
+        members = await self._script(connection, _GROUP_MEMBERS)(
+            keys=[self._group_key(group)], args=[int(now) - self.group_expiry], client=connection
+        )
+        channels = [name.decode("utf8") for name in members]
+        by_connection, messages, capacities = self._map_channel_keys_to_connection(channels, message)
+        for index, keys in by_connection.items():
+            connection = self.connection(index)
+            over = await self._script(connection, _GROUP_PUSH)(
+                keys=keys,
+                args=[*(messages[k] for k in keys), *(capacities[k] for k in keys), now, int(now) - int(self.expiry), self.expiry],
+                client=connection,
+            )
+            if over:
+                log.info("%s of %s channels over capacity in group %s", over, len(channels), group)
+
+    def _script(self, connection: Any, text: str) -> Any:
+        """A Lua script run by its hash (the text is sent once per Redis, not with every call)."""
+        if text not in self._scripts:
+            self._scripts[text] = connection.register_script(text)
+        return self._scripts[text]
 
     async def receive(self, channel: str) -> dict[str, Any]:
         if "!" not in channel:

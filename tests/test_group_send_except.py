@@ -62,3 +62,68 @@ async def test_the_redis_layer_leaves_the_channel_out() -> None:
     assert (await asyncio.wait_for(here.receive(sender), 5))["n"] == 3
     await here.flush()
     await there.flush()
+
+
+async def group_commands(layer: ProcessReaderChannelLayer, group: str, message: dict) -> list[str]:
+    """The commands Redis was sent for one group_send (MONITOR on another connection). Left out:
+    the calls a script makes (MONITOR lists them apart), the readers' pops and the greeting of a
+    newly opened connection."""
+    import redis.asyncio
+
+    client = redis.asyncio.Redis.from_url(os.environ["REDIS_URL"])
+    seen: list[str] = []
+
+    async def watch(monitor) -> None:
+        async for command in monitor.listen():
+            name = command["command"].split()[0].upper()
+            if command.get("client_type") != "lua" and name not in ("BZMPOP", "HELLO", "SELECT", "CLIENT", "PING"):
+                seen.append(name)
+
+    async with client.monitor() as monitor:
+        watching = asyncio.create_task(watch(monitor))
+        await asyncio.sleep(0.1)
+        await layer.group_send(group, message)
+        await asyncio.sleep(0.3)  # MONITOR's last lines
+        watching.cancel()
+    await client.aclose()
+    return seen
+
+
+@pytest.mark.services
+@needs_redis
+async def test_a_redis_group_send_takes_two_round_trips_and_keeps_capacity_and_expiry() -> None:
+    here, there = redis_layer(), redis_layer()
+    a, b, c = await here.new_channel(), await here.new_channel(), await there.new_channel()
+    group = f"t{uuid.uuid4().hex}"
+    for layer, channel in ((here, a), (here, b), (there, c)):
+        await layer.group_add(group, channel)
+    await here.group_send(group, {"type": "t", "n": 0})  # the scripts are loaded once
+    assert [(await asyncio.wait_for(layer.receive(ch), 5))["n"] for layer, ch in ((here, a), (here, b), (there, c))] == [0, 0, 0]
+
+    commands = await group_commands(here, group, {"type": "t", "n": 1})
+    assert commands == ["EVALSHA", "EVALSHA"], commands
+    assert [(await asyncio.wait_for(layer.receive(ch), 5))["n"] for layer, ch in ((here, a), (here, b), (there, c))] == [1, 1, 1]
+
+    # A member whose membership has expired is dropped and gets nothing.
+    stale = await there.new_channel()
+    await there.group_add(group, stale)
+    server = here.connection(0)
+    await server.zadd(here._group_key(group), {stale: 1})  # joined in 1970
+    await here.group_send(group, {"type": "t", "n": 2})
+    assert (await asyncio.wait_for(there.receive(c), 5))["n"] == 2
+    assert await nothing_for(there, stale)
+    assert stale.encode() not in await server.zrange(here._group_key(group), 0, -1)
+
+    # A process queue at its capacity misses the message; the others get it.
+    small = ProcessReaderChannelLayer(hosts=[{"address": os.environ["REDIS_URL"], "socket_timeout": None}], capacity=1)
+    full, fine = await small.new_channel(), await here.new_channel()
+    crowded = f"t{uuid.uuid4().hex}"
+    await small.group_add(crowded, full)
+    await here.group_add(crowded, fine)
+    await small.send(full, {"type": "t", "n": "first"})  # its queue now holds one: full
+    await small.group_send(crowded, {"type": "t", "n": 3})
+    assert (await asyncio.wait_for(here.receive(fine), 5))["n"] == 3
+    assert (await asyncio.wait_for(small.receive(full), 5))["n"] == "first"
+    assert await nothing_for(small, full)
+    for layer in (here, there, small):
+        await layer.flush()
