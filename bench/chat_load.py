@@ -13,8 +13,9 @@ shown; the think time runs from the start of the turn, while that knowledge load
 and --pids PID,... it uses servers that are already running instead (e.g. `make run-prod`).
 
 Printed: messages/s, ack and partner-delivery latency p50/p95/p99, messages lost (acknowledged but
-not stored, or never delivered to the partner), the chat processes' CPU per message, and the same
-for the bare relay, with the ratio."""
+not stored, or never delivered to the partner), the chat processes' CPU per message, how busy the
+machine was meanwhile (so that a run other work slowed shows), and the same for the bare relay,
+with the ratio."""
 
 from __future__ import annotations
 
