@@ -8,11 +8,12 @@ processes drained their queues more slowly than messages arrived, and channels_r
 messages over its capacity (docs/deployment.md).
 
 Here one task per process and event loop pops up to READ_BATCH messages per round trip (blocking
-only when the queue is empty: one BZMPOP per wake) and hands each to its socket's buffer; a socket's receive() only
-waits on its buffer. The in-flight backup is left out: it guards a message popped by a receive()
-that is then cancelled, and a message popped here goes straight to an in-memory buffer, which a
-dying process loses either way (the pages then reconnect and catch up). Groups, capacity, expiry
-and sharding are channels_redis's own.
+only when the queue is empty: one BZMPOP per wake) and hands each to its socket's buffer; a
+socket's receive() only waits on its buffer. The in-flight backup is left out: it guards a message
+popped by a receive() that is then cancelled, and a message popped here goes straight to an
+in-memory buffer, which a dying process loses either way (the pages then reconnect and catch up).
+Group membership, the keys, serialization and sharding are channels_redis's own, and so are the
+rules of capacity and expiry that the group send below keeps.
 
 A Redis that restarts without its data loses every group membership, and redis-py reconnects
 without a word: the sockets would stay open but hear nothing from their rooms. So the reader keeps
