@@ -59,6 +59,16 @@ def own_cpu() -> float:
     return usage.user + usage.system
 
 
+def readings(pids: list[int]) -> dict[str, float]:
+    """What a measured window is taken between: the time, the servers' CPU, the machine's, this process's."""
+    busy, steal = machine_cpu()
+    return {"seconds": time.monotonic(), "cpu": cpu_seconds(pids), "machine": busy, "steal": steal, "own": own_cpu()}
+
+
+def window(start: dict[str, float], end: dict[str, float]) -> dict[str, float]:
+    return {name: end[name] - start[name] for name in start}
+
+
 def percentiles(values: list[float]) -> str:
     if len(values) < 2:
         return "n/a"
@@ -208,9 +218,9 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
         worker.stats.delivery_ms.clear()
         worker.stats.knowledge_wait_ms.clear()
         worker.stats.knowledge_missed = 0
-    cpu0, t0, machine0, own0 = cpu_seconds(pids), time.monotonic(), machine_cpu(), own_cpu()
+    start = readings(pids)
     await asyncio.sleep(args.duration)
-    cpu1, t1, machine1, own1 = cpu_seconds(pids), time.monotonic(), machine_cpu(), own_cpu()
+    measured = window(start, readings(pids))
     acks = [ms for worker in workers for ms in worker.stats.ack_ms]
     deliveries = [ms for worker in workers for ms in worker.stats.delivery_ms]
     knowledge = [ms for worker in workers for ms in worker.stats.knowledge_wait_ms]
@@ -231,11 +241,10 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     for worker in workers:
         for code in worker.stats.errors:
             errors[code] = errors.get(code, 0) + 1
-    return {"messages": len(acks), "seconds": t1 - t0, "cpu": cpu1 - cpu0, "acks": acks, "deliveries": deliveries,
-            "unacked": unacked, "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
+    return {**measured, "messages": len(acks), "acks": acks, "deliveries": deliveries, "unacked": unacked,
+            "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
             "reconnects": sum(worker.stats.reconnects for worker in workers),
-            "knowledge": knowledge, "knowledge_missed": knowledge_missed,
-            "machine": (machine1[0] - machine0[0], machine1[1] - machine0[1]), "own": own1 - own0}
+            "knowledge": knowledge, "knowledge_missed": knowledge_missed}
 
 
 def check_stored(workers: list) -> tuple[int, int]:
@@ -298,17 +307,16 @@ async def relay_phase(args: argparse.Namespace, port: int, pids: list[int]) -> d
     client_settle()
     await asyncio.sleep(args.warmup)
     counting = True
-    cpu0, t0, machine0, own0 = cpu_seconds(pids), time.monotonic(), machine_cpu(), own_cpu()
+    start = readings(pids)
     await asyncio.sleep(args.duration)
-    cpu1, t1, machine1, own1 = cpu_seconds(pids), time.monotonic(), machine_cpu(), own_cpu()
+    measured = window(start, readings(pids))
     counting = False
     stop = True
     await asyncio.sleep(args.pace * 1.6)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return {"messages": len(acks), "seconds": t1 - t0, "cpu": cpu1 - cpu0, "acks": acks, "deliveries": deliveries,
-            "machine": (machine1[0] - machine0[0], machine1[1] - machine0[1]), "own": own1 - own0}
+    return {**measured, "messages": len(acks), "acks": acks, "deliveries": deliveries}
 
 
 def report(name: str, result: dict) -> float:
@@ -324,12 +332,10 @@ def report(name: str, result: dict) -> float:
         print(f"  wizard's panel  {percentiles(result['knowledge'])} from their turn to the knowledge for it; "
               f"{result['knowledge_missed']} turns without it after a {KNOWLEDGE_WAIT_S:g} s wait")
     print(f"  server CPU      {result['cpu']:.1f} s = {per_message:.2f} ms per message")
-    if "machine" in result:
-        busy, steal = (x / result["seconds"] for x in result["machine"])
-        chat, own = result["cpu"] / result["seconds"], result["own"] / result["seconds"]
-        print(f"  machine         {busy:.2f} of {os.cpu_count()} cores busy: chat processes {chat:.2f}, this load "
-              f"generator {own:.2f}, the rest {busy - chat - own:.2f} (workers, PostgreSQL, Redis, anything else); "
-              f"{steal:.2f} taken by the hypervisor")
+    busy, steal, chat, own = (result[name] / result["seconds"] for name in ("machine", "steal", "cpu", "own"))
+    print(f"  machine         {busy:.2f} of {os.cpu_count()} cores busy: chat processes {chat:.2f}, this load "
+          f"generator {own:.2f}, the rest {busy - chat - own:.2f} (workers, PostgreSQL, Redis, anything else); "
+          f"{steal:.2f} taken by the hypervisor")
     return per_message
 
 
