@@ -12,6 +12,7 @@ import uuid
 import pytest
 
 from groundwork.channel_layer import ProcessReaderChannelLayer
+from tests.redis_monitor import commands_during
 
 pytestmark = [pytest.mark.services, pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")]
 
@@ -120,26 +121,15 @@ async def test_a_channel_of_another_prefix_read_first_leaves_the_sockets_their_r
 
 async def reader_commands(channels: ProcessReaderChannelLayer, name: str, count: int) -> list[str]:
     """The commands Redis ran on this channel's queue while `count` messages were sent to it one
-    at a time, each read before the next (as at a human pace), by MONITOR on another connection."""
-    import redis.asyncio
-
+    at a time, each read before the next (as at a human pace)."""
     key = channels.prefix + channels.non_local_name(name)
-    client = redis.asyncio.Redis.from_url(os.environ["REDIS_URL"])
-    seen: list[str] = []
 
-    async def watch(monitor) -> None:
-        async for command in monitor.listen():
-            if key in command["command"]:
-                seen.append(command["command"].split()[0].upper())
-
-    async with client.monitor() as monitor:
-        watching = asyncio.create_task(watch(monitor))
+    async def one_at_a_time() -> None:
         for n in range(count):
             await channels.send(name, {"type": "t", "n": n})
             assert (await asyncio.wait_for(channels.receive(name), 10))["n"] == n
-        await asyncio.sleep(0.3)  # MONITOR's last lines
-        watching.cancel()
-    await client.aclose()
+
+    seen = await commands_during(one_at_a_time, lambda command: key in command["command"])
     await channels.flush()
     return seen
 

@@ -11,6 +11,7 @@ import pytest
 from channels.layers import InMemoryChannelLayer
 
 from groundwork.channel_layer import ProcessReaderChannelLayer, group_send_except
+from tests.redis_monitor import commands_during
 
 needs_redis = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
 
@@ -65,28 +66,12 @@ async def test_the_redis_layer_leaves_the_channel_out() -> None:
 
 
 async def group_commands(layer: ProcessReaderChannelLayer, group: str, message: dict) -> list[str]:
-    """The commands Redis was sent for one group_send (MONITOR on another connection). Left out:
-    the calls a script makes (MONITOR lists them apart), the readers' pops and the greeting of a
-    newly opened connection."""
-    import redis.asyncio
-
-    client = redis.asyncio.Redis.from_url(os.environ["REDIS_URL"])
-    seen: list[str] = []
-
-    async def watch(monitor) -> None:
-        async for command in monitor.listen():
-            name = command["command"].split()[0].upper()
-            if command.get("client_type") != "lua" and name not in ("BZMPOP", "HELLO", "SELECT", "CLIENT", "PING"):
-                seen.append(name)
-
-    async with client.monitor() as monitor:
-        watching = asyncio.create_task(watch(monitor))
-        await asyncio.sleep(0.1)
-        await layer.group_send(group, message)
-        await asyncio.sleep(0.3)  # MONITOR's last lines
-        watching.cancel()
-    await client.aclose()
-    return seen
+    """The commands Redis was sent for one group_send, but for the readers' pops and the greeting
+    of a newly opened connection."""
+    others = ("BZMPOP", "HELLO", "SELECT", "CLIENT", "PING")
+    return await commands_during(
+        lambda: layer.group_send(group, message), lambda command: command["command"].split()[0].upper() not in others
+    )
 
 
 @pytest.mark.services
