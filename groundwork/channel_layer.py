@@ -102,11 +102,11 @@ class ProcessReaderChannelLayer(RedisChannelLayer):
         channels = [name.decode("utf8") for name in members]
         by_connection, messages, capacities = self._map_channel_keys_to_connection(channels, message)
         for index, keys in by_connection.items():
-            connection = self.connection(index)
-            over = await self._script(connection, _GROUP_PUSH)(
+            host = self.connection(index)
+            over = await self._script(host, _GROUP_PUSH)(
                 keys=keys,
                 args=[*(messages[k] for k in keys), *(capacities[k] for k in keys), now, int(now) - int(self.expiry), self.expiry],
-                client=connection,
+                client=host,
             )
             if over:
                 log.info("%s of %s channels over capacity in group %s", over, len(channels), group)
