@@ -227,6 +227,11 @@ PSEUDONYM_SALT = env_str("GROUNDWORK_PSEUDONYM_SALT", SECRET_KEY)
 # Prolific's completion page, and the hosts an MTurk HIT may post back to.
 PROLIFIC_COMPLETE_URL = env_str("GROUNDWORK_PROLIFIC_COMPLETE_URL", "https://app.prolific.com/submissions/complete")
 MTURK_SUBMIT_HOSTS = env_list("GROUNDWORK_MTURK_SUBMIT_HOSTS", ["https://www.mturk.com", "https://workersandbox.mturk.com"])
+# The MTurk worker sites that show a HIT's pages in their frame (the only pages that may be framed).
+MTURK_FRAME_ANCESTORS = env_list(
+    "GROUNDWORK_MTURK_FRAME_ANCESTORS",
+    ["https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com"],
+)
 # Crowd platform APIs (collect/providers): without credentials decisions go to the CSV export.
 PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com")
 PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN", "")

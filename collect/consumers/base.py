@@ -16,16 +16,18 @@ from django.db import Error as DatabaseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from collect.consumers import close_codes
 from collect.errors import ProtocolError
 from collect.frames import frame_text, parse_frame
 from collect.ratelimit import Limited, RateLimiter, arate_check
 
-CLOSE_NOT_MEMBER = 4403
-# "Try again later": the client's socket reconnects with backoff (a 44xx close would stop it).
-CLOSE_TRY_LATER = 1013
+# Close codes: collect/consumers/close_codes.py (4000–4499 final, 4500–4999 reconnect).
+CLOSE_NOT_MEMBER = close_codes.NOT_MEMBER
+# "Try again later": the client's socket reconnects after a wait.
+CLOSE_TRY_LATER = close_codes.TRY_LATER
 # The server lost its database or channel layer under this socket: its group membership or its
-# connection may be gone, so the page reconnects (it does after any close below 4000) and resyncs.
-CLOSE_SERVICE_RESTART = 1012
+# connection may be gone, so the page reconnects and resyncs.
+CLOSE_SERVICE_RESTART = close_codes.SERVICE_LOST
 INFRASTRUCTURE_ERRORS = (DatabaseError, RedisConnectionError, RedisTimeoutError, ConnectionError)
 log = logging.getLogger(__name__)
 
@@ -56,7 +58,7 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
         limited = await arate_check("sockets", worker=self.worker_id, ip=self.ip)
         if limited is not None:
             await self.send_error(ProtocolError("rate_limited", limited.message))
-            await self.close(code=CLOSE_TRY_LATER)
+            await self.close(code=CLOSE_TRY_LATER, reason=close_codes.REASONS[CLOSE_TRY_LATER])
             return
         await self.join()
 
@@ -75,7 +77,7 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
 
     async def refuse_member(self) -> None:
         await self.send_error(ProtocolError("not_member", "This page belongs to another worker. Use your own link."))
-        await self.close(code=CLOSE_NOT_MEMBER)
+        await self.close(code=CLOSE_NOT_MEMBER, reason=close_codes.REASONS[CLOSE_NOT_MEMBER])
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         client_id = None
@@ -92,7 +94,7 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(error, client_id=client_id)
         except INFRASTRUCTURE_ERRORS:
             log.exception("%s: lost the database or the channel layer; closing so the page reconnects", type(self).__name__)
-            await self.close(code=CLOSE_SERVICE_RESTART)
+            await self.close(code=CLOSE_SERVICE_RESTART, reason=close_codes.REASONS[CLOSE_SERVICE_RESTART])
         except Exception:
             log.exception("%s: a frame raised; answered server_error, the socket stays open", type(self).__name__)
             error = ProtocolError("server_error", "The server could not handle this frame; nothing was changed. Try again.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-CLOSE_NOT_FOUND = 4404
+from collect.consumers.close_codes import NOT_FOUND as CLOSE_NOT_FOUND
 
 
 class UnknownPathConsumer(AsyncJsonWebsocketConsumer):

@@ -1,6 +1,10 @@
 // A reconnecting websocket client for Groundwork's sockets (docs/websocket-protocol.md).
 //
-// - Reconnects with backoff after an unexpected close; stops on a 44xx close (the server refused us).
+// - Close codes (collect/consumers/close_codes.py): 4000–4499 are the server's refusals (4403 not a
+//   member, 4404 no such socket): final, the page says why. 4500–4999 mean "come back": 4503 (the
+//   process is restarting) reconnects at once, 4504 (too many sockets) after a longer wait, 4500
+//   (the server lost its database or channel layer) with backoff. Any other close (a dropped
+//   connection) reconnects with backoff.
 // - Sends no heartbeat frames: the server pings a quiet connection at the websocket level, which the
 //   browser answers by itself (even for a background tab), and counts an open socket as present.
 // - With `sync: true` (room socket): remembers the highest message seq seen, sends
@@ -11,6 +15,14 @@
 import { socketUrl } from "./dom.js";
 
 const MAX_BACKOFF_MS = 10000;
+export const CLOSE_SERVER_RESTARTING = 4503;
+export const CLOSE_TRY_LATER = 4504;
+const TRY_LATER_MS = 15000;
+
+/** Whether a close code is the server's final refusal (no reconnect). */
+export function isRefusal(code) {
+  return code >= 4000 && code < 4500;
+}
 
 export class GroundworkSocket {
   /**
@@ -104,13 +116,19 @@ export class GroundworkSocket {
     });
     ws.addEventListener("close", (event) => {
       if (ws !== this.ws) return;
-      // 4xxx: the application closed us on purpose (e.g. 4403 not a member) — retrying cannot help.
-      if (this.stopped || (event.code >= 4000 && event.code < 5000)) {
+      // 4000–4499: the application refused us on purpose (e.g. 4403 not a member): retrying cannot help.
+      if (this.stopped || isRefusal(event.code)) {
         this.stopped = true;
         this.onStatus("closed", { code: event.code, reason: event.reason });
         return;
       }
-      this._scheduleReconnect();
+      if (event.code === CLOSE_SERVER_RESTARTING) {
+        // A planned restart: another process takes the socket at once (a little jitter spreads the pages).
+        this.attempt = 0;
+        this._scheduleReconnect(Math.random() * 500);
+        return;
+      }
+      this._scheduleReconnect(event.code === CLOSE_TRY_LATER ? TRY_LATER_MS * (0.75 + Math.random() * 0.5) : undefined);
     });
   }
 
@@ -124,11 +142,12 @@ export class GroundworkSocket {
     }
   }
 
-  _scheduleReconnect() {
+  /** @param {number} [delayMs]  the wait before reconnecting; exponential backoff when left out */
+  _scheduleReconnect(delayMs) {
     if (this.stopped) return;
     this.attempt += 1;
     this.onStatus("reconnecting");
-    const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(this.attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
+    const delay = delayMs ?? Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(this.attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
     this.retryTimer = setTimeout(() => this._connect(), delay);
   }
 }
