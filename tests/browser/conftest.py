@@ -128,3 +128,7 @@ def daphne_running(server: Any) -> Iterator[Any]:
 def browser(daphne_server):
     with launched(timeout_ms=15_000) as chromium:
         yield chromium
+
+
+# MTurk's frame and externalSubmit (tests/browser/mturk_frame.py); request it before the server.
+from tests.browser.mturk_frame import mturk_site  # noqa: E402,F401
