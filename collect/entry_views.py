@@ -12,6 +12,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from collect.framing import by_assignment, by_slug, mturk_task_page
 from collect.lifecycle.entry import entry_admit
 from collect.lifecycle.identity import EntryRefused, identity_parse
 from collect.lifecycle.onboarding import onboarding_needed
@@ -44,6 +45,7 @@ def _browser_token(request: HttpRequest) -> str:
     return token if BROWSER_PATTERN.match(token) else secrets.token_urlsafe(24)
 
 
+@mturk_task_page(by_slug)
 @rate_limited("joins")
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = Campaign.objects.filter(slug=slug).first()
@@ -87,6 +89,7 @@ def _own(request: HttpRequest, **filters: object) -> Assignment | None:
     return Assignment.objects.select_related("campaign", "room", "worker").filter(worker_id=worker_id, **filters).first()
 
 
+@mturk_task_page(by_assignment)
 def finish(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own(request, pk=assignment_id)
     if assignment is None:
@@ -94,6 +97,7 @@ def finish(request: HttpRequest, assignment_id: int) -> HttpResponse:
     return finish_page(request, assignment)
 
 
+@mturk_task_page(by_assignment)
 def leave(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """A waiting worker gives the task back (`returned`, no code); their place is freed."""
     assignment = _own(request, pk=assignment_id)

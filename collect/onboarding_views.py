@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from collect.entry_views import _error, _own
+from collect.framing import by_assignment, mturk_task_page, prolific_completion_page
 from collect.lifecycle.onboarding import attempts_left, onboarding_needed, quiz_submit
 from collect.models import Assignment, AssignmentStatus, Protocol
 
@@ -19,6 +20,8 @@ def _onward(request: HttpRequest, assignment: Assignment) -> HttpResponse:
     return redirect("collect:wait", assignment.pk)
 
 
+@mturk_task_page(by_assignment)
+@prolific_completion_page(by_assignment)
 def onboarding(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own(request, pk=assignment_id)
     if assignment is None:

@@ -11,6 +11,7 @@ from django.urls import reverse
 from collect.curiosity.analysis import like_rates_by_source
 from collect.models import Assignment, AssignmentStatus, Campaign, Protocol, RoomStatus
 from collect.entry_views import finish_page
+from collect.framing import by_assignment, by_room, mturk_task_page, prolific_completion_page
 from collect.lifecycle.identity import ID_PATTERN  # noqa: F401  (annotate.identity checks ids with it)
 from collect.lifecycle.onboarding import onboarding_needed
 
@@ -38,6 +39,8 @@ def _own_assignment(request: HttpRequest, **filters: object) -> Assignment | Non
     return Assignment.objects.select_related("campaign", "room", "worker").filter(worker_id=worker_id, **filters).first()
 
 
+@mturk_task_page(by_assignment)
+@prolific_completion_page(by_assignment)  # "Leave" after the wait has ended leads to the finish page
 def wait(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own_assignment(request, pk=assignment_id)
     if assignment is None:
@@ -60,6 +63,7 @@ def wait(request: HttpRequest, assignment_id: int) -> HttpResponse:
     )
 
 
+@mturk_task_page(by_room)
 def room(request: HttpRequest, room_id: str) -> HttpResponse:
     assignment = _own_assignment(request, room_id=room_id)
     if assignment is None:
@@ -85,6 +89,7 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
     )
 
 
+@mturk_task_page(by_room)
 def done(request: HttpRequest, room_id: str) -> HttpResponse:
     assignment = _own_assignment(request, room_id=room_id)
     if assignment is None:
