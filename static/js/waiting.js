@@ -1,5 +1,5 @@
 // The waiting screen (collect/waiting.html): wait on /ws/wait/<assignment>/ until the server pairs
-// us (then open the room) or gives up (then say so).
+// us (then open the room) or gives up (then say so and open the finish page).
 
 import { GroundworkSocket } from "./socket.js";
 import { formatElapsed, setNotice } from "./dom.js";
@@ -65,10 +65,13 @@ const socket = new GroundworkSocket(root.dataset.wsPath, {
       $("waiting-state").hidden = true;
       $("waiting-timeout-message").textContent = frame.message || "No partner could be found in time.";
       $("waiting-timeout").hidden = false;
-      // The finish page has this outcome's completion code (workers who waited are paid).
+      // The finish page has this outcome's completion code (workers who waited are paid) and, on
+      // Prolific and MTurk, hands it to the platform: go there at once. The link stays in case the
+      // navigation is held up.
       if (typeof frame.done_url === "string") {
         $("waiting-done").href = frame.done_url;
         $("waiting-done").hidden = false;
+        location.assign(frame.done_url);
       }
     } else if (frame.type === "error") {
       setNotice($("waiting-error"), frame.message || "Something went wrong.");
