@@ -11,6 +11,7 @@ from collect.modelchat.models import ModelChatOnboarding
 from collect.modelchat.onboarding import SAMPLE
 from collect.modelchat.services import CampaignFull, modelchat_seat, onboarding_required, onboarding_submit
 from collect.models import Assignment, AssignmentStatus, Campaign, Protocol
+from collect.framing import by_slug, mturk_task_page
 
 
 def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
@@ -33,6 +34,7 @@ def enter(request: HttpRequest, campaign: Campaign, assignment: Assignment) -> H
     return redirect("collect:wait", assignment.pk)
 
 
+@mturk_task_page(by_slug)
 def onboarding(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = Campaign.objects.filter(slug=slug, protocol=Protocol.MODEL_CHAT, is_active=True).first()
     worker_id = request.session.get("worker_id")
