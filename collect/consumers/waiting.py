@@ -32,6 +32,12 @@ def _paired_frame(assignment_id: int) -> dict[str, Any]:
 
 
 @database_sync_to_async
+def _wait_ended(assignment_id: int) -> bool:
+    """Ended without a room (left, returned, no partner): the sweep's push may never have arrived."""
+    return Assignment.objects.filter(pk=assignment_id, room__isnull=True).exclude(status=AssignmentStatus.WAITING).exists()
+
+
+@database_sync_to_async
 def _remaining(assignment_id: int) -> dict[str, int]:
     assignment = Assignment.objects.select_related("campaign").get(pk=assignment_id)
     timeout = assignment.campaign.wait_timeout_seconds
@@ -106,7 +112,9 @@ class WaitingConsumer(GroundworkConsumer):
         if room is not None:
             await self.notify_members(room)
             await self.send_json(await _paired_frame(self.assignment_id))
-        elif await database_sync_to_async(matchmaking.waiting_expire)(assignment_id=self.assignment_id):
+        elif await database_sync_to_async(matchmaking.waiting_expire)(assignment_id=self.assignment_id) or await _wait_ended(
+            self.assignment_id
+        ):
             await self.send_timeout()
         else:
             await self.send_json({"type": "waiting", **await _remaining(self.assignment_id)})
