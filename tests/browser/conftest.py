@@ -19,6 +19,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 
+from tests.browser.mturk_frame import mturk_site  # noqa: F401  (MTurk's frame; request it before the server)
 from tests.chromium import CHROMIUM, launched
 
 SERVER_START_SECONDS = 30
@@ -128,7 +129,3 @@ def daphne_running(server: Any) -> Iterator[Any]:
 def browser(daphne_server):
     with launched(timeout_ms=15_000) as chromium:
         yield chromium
-
-
-# MTurk's frame and externalSubmit (tests/browser/mturk_frame.py); request it before the server.
-from tests.browser.mturk_frame import mturk_site  # noqa: E402,F401

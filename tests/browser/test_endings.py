@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Frame, Page, expect
@@ -47,7 +48,7 @@ class Seat:
 
 
 @pytest.fixture
-def prolific(settings) -> Iterator[StandIn]:
+def prolific(settings: Any) -> Iterator[StandIn]:
     """A stand-in for Prolific's completion page (request it before the server, like mturk_site)."""
     state, server = serve()
     settings.PROLIFIC_COMPLETE_URL = f"{state.url}/submissions/complete"
@@ -105,6 +106,8 @@ class Study:
             expect(seat.view.locator("#submitted")).to_be_visible()
         elif self.platform == Platform.PROLIFIC and code:
             seat.page.wait_for_url(f"{self.prolific.url}/submissions/complete?cc={code}")
+            completions = [seen.query.get("cc") for seen in self.prolific.requests if seen.path == "/submissions/complete"]
+            assert completions == [[code]]
         else:
             expect(seat.view.get_by_test_id("done")).to_have_attribute("data-outcome", outcome)
             if code:
@@ -117,7 +120,7 @@ class Study:
 
 
 @pytest.fixture(params=PLATFORMS)
-def study(request, mturk_site: MTurkSite, prolific: StandIn, browser: Browser, daphne_server: str, wow_campaign: Campaign) -> Study:
+def study(request: pytest.FixtureRequest, mturk_site: MTurkSite, prolific: StandIn, browser: Browser, daphne_server: str, wow_campaign: Campaign) -> Study:
     Campaign.objects.filter(pk=wow_campaign.pk).update(platform=request.param)
     wow_campaign.refresh_from_db()
     return Study(request.param, wow_campaign, daphne_server, browser, mturk_site, prolific)
