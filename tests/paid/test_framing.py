@@ -122,3 +122,8 @@ def test_a_prolific_quiz_may_lead_to_prolifics_completion_page_and_nowhere_else(
     other = Client()
     quiz = other.get(other.get(f"/join/{inhouse.slug}/?worker=bob").url)
     assert directives(quiz)["form-action"] == ["'self'"]
+    # The waiting page's "Leave" on a wait that has already ended leads there too.
+    waiting = Client()
+    wait = waiting.get(waiting.get(f"/join/{make_campaign(platform=Platform.PROLIFIC).slug}/?PROLIFIC_PID=P2&STUDY_ID=S&SESSION_ID=Y").url)
+    assert wait.status_code == 200 and b"Leave the study" in wait.content
+    assert directives(wait)["form-action"] == ["'self'", "https://app.prolific.com"]
