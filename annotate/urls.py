@@ -9,4 +9,5 @@ urlpatterns = [
     path("jobs/<slug:slug>/report/", views.report, name="report"),
     path("results/<slug:slug>/", results_views.results, name="results"),
     path("<slug:slug>/", views.work, name="work"),
+    path("<slug:slug>/done/", views.finish, name="finish"),
 ]
