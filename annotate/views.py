@@ -18,6 +18,7 @@ from annotate.duconv import duconv_rubric
 from annotate.evaluation.charts import IntervalChart, interval_chart
 from annotate.identity import entry_check
 from annotate.models import DIALOG_ACTS, Job, JobEntry, JobKind
+from annotate.selectors.entries import outcomes_csv
 from annotate.selectors.progress import job_progress, worker_progress
 from annotate.selectors.report import annotation_report
 from annotate.services import AnnotationError
@@ -149,6 +150,16 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         context["charts"] = _charts(data)
     return render(request, "annotate/report.html", context)
+
+
+@staff_member_required
+def outcomes(request: HttpRequest, slug: str) -> HttpResponse:
+    job = Job.objects.filter(slug=slug).first()
+    if job is None:
+        return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”.")
+    response = HttpResponse(outcomes_csv(job=job), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{job.slug}-outcomes.csv"'
+    return response
 
 
 def _charts(data: dict[str, Any]) -> list[Chart]:
