@@ -5,9 +5,8 @@ Set GROUNDWORK_SCREENSHOT_DIR to keep a picture of it (annotate-pairwise.png).""
 
 from __future__ import annotations
 
-import re
-
 import os
+import re
 
 import pytest
 from playwright.sync_api import expect
