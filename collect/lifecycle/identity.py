@@ -22,6 +22,11 @@ SIG_PATTERN = re.compile(r"\A[0-9a-f]{32}\Z")
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_KEYS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 PROLIFIC_KEYS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+LINK_PARAMETERS = {
+    Platform.INHOUSE: "worker=… and sig=…",
+    Platform.PROLIFIC: "PROLIFIC_PID, STUDY_ID and SESSION_ID",
+    Platform.MTURK: "assignmentId, hitId, workerId and turkSubmitTo",
+}
 
 
 class EntryRefused(Exception):
@@ -96,7 +101,8 @@ def identity_parse(*, door: Door, params: Mapping[str, str]) -> Identity:
         if door.platform != Platform.MTURK:
             raise _wrong_platform(door, "MTurk")
         return _mturk(params)
-    raise EntryRefused(400, "Missing worker id", "The link must carry the study platform's parameters; use the exact link you were given.")
+    expected = LINK_PARAMETERS.get(door.platform, "its platform's parameters")
+    raise EntryRefused(400, "Missing worker id", f"The link must carry {expected}; use the exact link you were given.")
 
 
 def _inhouse(door: Door, params: Mapping[str, str]) -> Identity:
