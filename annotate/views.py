@@ -29,6 +29,7 @@ from collect.lifecycle.links import JOB_LINKS
 from collect.models import Campaign, Outcome, Platform, Protocol, Worker
 from collect.ratelimit_views import rate_limited
 from groundwork.csp import mturk_frame_allowed
+from groundwork.framed_cookies import cookies_for_frame
 
 TEMPLATES = {
     JobKind.RELEVANCE: "annotate/relevance.html",
@@ -49,8 +50,12 @@ _error = error_page
 
 
 def _framed(request: HttpRequest, job: Job, response: HttpResponse) -> HttpResponse:
-    """An MTurk job's pages live inside MTurk's frame."""
-    return mturk_frame_allowed(request, response) if job.platform == Platform.MTURK else response
+    """An MTurk job's pages live inside MTurk's cross-site frame: MTurk may frame them, and their
+    cookies (session, CSRF, browser binding) are ones a third-party frame keeps."""
+    if job.platform == Platform.MTURK:
+        mturk_frame_allowed(request, response)
+        cookies_for_frame(response)
+    return response
 
 
 @rate_limited("joins")
@@ -70,7 +75,7 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
     def preview() -> HttpResponse:
         return _framed(request, job, render(request, "collect/mturk_preview.html", {"campaign": job}))
 
-    return door_enter(request, door=Door.of(job, kind=JOB_LINKS), admit=admit, admitted=admitted, preview=preview)
+    return _framed(request, job, door_enter(request, door=Door.of(job, kind=JOB_LINKS), admit=admit, admitted=admitted, preview=preview))
 
 
 def _entered(request: HttpRequest, slug: str) -> tuple[JobEntry | None, HttpResponse | None]:
@@ -118,7 +123,7 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
     if not entry.outcome:
         return redirect("annotate:work", slug)
     title, text = OUTCOME_TEXT.get(entry.outcome, ("Thank you", ""))
-    return outcome_render(
+    return _framed(request, entry.job, outcome_render(
         request,
         target=entry.job,
         place=entry,
@@ -127,7 +132,7 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
         worker_platform=entry.worker.platform,
         title=title,
         text=text,
-    )
+    ))
 
 
 @staff_member_required
