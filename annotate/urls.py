@@ -11,4 +11,5 @@ urlpatterns = [
     path("results/<slug:slug>/", results_views.results, name="results"),
     path("<slug:slug>/", views.work, name="work"),
     path("<slug:slug>/done/", views.finish, name="finish"),
+    path("<slug:slug>/leave/", views.leave, name="leave"),
 ]

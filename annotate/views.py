@@ -22,7 +22,7 @@ from annotate.selectors.entries import outcomes_csv
 from annotate.selectors.progress import job_progress, worker_progress
 from annotate.selectors.report import annotation_report
 from annotate.services import AnnotationError
-from annotate.services.entries import job_entry_admit
+from annotate.services.entries import job_entry_admit, job_entry_return
 from collect.entry_views import SESSION_WORKER, door_enter, error_page, outcome_render
 from collect.lifecycle.identity import Door, Identity
 from collect.lifecycle.links import JOB_LINKS
@@ -113,6 +113,17 @@ def work(request: HttpRequest, slug: str) -> HttpResponse:
         },
     )
     return _framed(request, job, response)
+
+
+def leave(request: HttpRequest, slug: str) -> HttpResponse:
+    """The annotator returns the task (`returned`): their held item is freed, and the finish page says so."""
+    entry, refused = _entered(request, slug)
+    if entry is None:
+        return refused
+    if request.method != "POST":
+        return _error(request, 405, "Use the button", "Leave the job with the button on its page.")
+    job_entry_return(entry=entry)
+    return redirect("annotate:finish", slug)
 
 
 def finish(request: HttpRequest, slug: str) -> HttpResponse:

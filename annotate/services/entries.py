@@ -77,3 +77,16 @@ def _answered(entry: JobEntry) -> bool:
         .exclude(item__role=ItemRole.QUALIFICATION)
         .exists()
     )
+
+
+def job_entry_return(*, entry: JobEntry) -> JobEntry:
+    """The annotator gives the task back: `returned` (a code only if the job names one for it),
+    once, and the item they hold is released at once for others. A finished entry keeps its outcome."""
+    with transaction.atomic():
+        fields = {"outcome": Outcome.RETURNED, "ended_at": timezone.now(), "completion_code": job_code_for(entry.job, Outcome.RETURNED)}
+        if JobEntry.objects.filter(pk=entry.pk, outcome="").update(**fields):
+            Assignment.objects.filter(job_id=entry.job_id, worker_id=entry.worker_id, status=AssignmentStatus.ASSIGNED).update(
+                status=AssignmentStatus.RELEASED
+            )
+    entry.refresh_from_db()
+    return entry

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
 from django.http import HttpResponse
+from django.test import Client
 
 from annotate.identity import worker_from_token
 from annotate.models import Assignment, Job, JobEntry, JobKind
@@ -113,6 +113,7 @@ ROUTES: dict[str, Callable[[Client, Scene], HttpResponse]] = {
     "join_as_prolific_with_her_id": lambda c, s: c.get(f"/annotate/join/{s.job.slug}/?PROLIFIC_PID=alice&STUDY_ID=x&SESSION_ID=y"),
     "work": lambda c, s: c.get(f"/annotate/{s.job.slug}/"),
     "finish": lambda c, s: c.get(f"/annotate/{s.job.slug}/done/"),
+    "leave": lambda c, s: c.post(f"/annotate/{s.job.slug}/leave/"),
     "api_join_with_her_bare_id": lambda c, s: post_json(c, f"/api/annotate/jobs/{s.job.slug}/join/", {"worker": "alice"}),
     "api_join_by_session": lambda c, s: post_json(c, f"/api/annotate/jobs/{s.job.slug}/join/", {}),
     "api_next": lambda c, s: c.post(f"/api/annotate/jobs/{s.job.slug}/next/"),
@@ -128,6 +129,7 @@ REFUSED = {401, 403}
 ALLOWED = {
     ("another_annotator", "work"): {200},
     ("another_annotator", "finish"): {302},  # to his own work page: he has no outcome yet
+    ("another_annotator", "leave"): {302},  # he returns his own task
     ("another_annotator", "api_join_with_her_bare_id"): {200},  # a token for bob: the body is not looked at
     ("another_annotator", "api_join_by_session"): {200},
     ("another_annotator", "api_next"): {200},

@@ -336,3 +336,21 @@ def test_signed_links_for_a_job_open_that_job(capsys, signed_only) -> None:
     Job.objects.filter(pk=job.pk).update(platform=Platform.MTURK)
     with pytest.raises(CommandError, match="Mechanical Turk"):
         call_command("signed_links", job.slug, "carol", "--job")
+
+
+def test_leaving_returns_the_task_frees_the_held_item_and_earns_no_code(client: Client) -> None:
+    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, completion_code="GW-NOT-FOR-LEAVERS")
+    client.get(f"/annotate/join/{job.slug}/?worker=alice")
+    item_id = next_item(client, job)["item"]["id"]
+    assert client.get(f"/annotate/{job.slug}/leave/").status_code == 405
+    response = client.post(f"/annotate/{job.slug}/leave/")
+    assert response.status_code == 302 and response.url == f"/annotate/{job.slug}/done/"
+    entry = JobEntry.objects.get()
+    assert (entry.outcome, entry.completion_code) == ("returned", "")
+    assert Assignment.objects.get(item_id=item_id).status == "released"
+    page = client.get(response.url)
+    assert b"Returned" in page.content and b"GW-NOT-FOR-LEAVERS" not in page.content
+    other = Client()
+    other.get(f"/annotate/join/{job.slug}/?worker=bob")
+    assert next_item(other, job)["item"]["id"] == item_id  # free for someone else at once
+    assert client.post(f"/annotate/{job.slug}/leave/").status_code == 302 and JobEntry.objects.get(pk=entry.pk).outcome == "returned"
