@@ -73,7 +73,7 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("annotate:finish", slug) if entry.outcome else redirect("annotate:work", slug)
 
     def preview() -> HttpResponse:
-        return _framed(request, job, render(request, "collect/mturk_preview.html", {"campaign": job}))
+        return _framed(request, job, render(request, "annotate/mturk_preview.html", {"job": job}))
 
     return _framed(request, job, door_enter(request, door=Door.of(job, kind=JOB_LINKS), admit=admit, admitted=admitted, preview=preview))
 

@@ -245,7 +245,8 @@ def test_an_mturk_annotator_posts_the_hit_back_from_a_page_mturk_may_frame(clien
     settings.MTURK_FRAME_ANCESTORS = ["https://worker.mturk.com", "https://workersandbox.mturk.com"]
     job = make_job(JobKind.RELEVANCE, items=1, overlap=1, completion_code="GW-TURK", platform=Platform.MTURK)
     preview = client.get(f"/annotate/join/{job.slug}/", {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3HIT"})
-    assert preview.status_code == 200 and b"previewing this HIT" in preview.content and not Worker.objects.exists()
+    assert preview.status_code == 200 and b"previewing this HIT" in preview.content and b"label" in preview.content
+    assert not Worker.objects.exists()
     assert "frame-ancestors https://worker.mturk.com" in preview["Content-Security-Policy"]
     assert client.get(f"/annotate/join/{job.slug}/", MTURK).url == f"/annotate/{job.slug}/"
     work = client.get(f"/annotate/{job.slug}/")
