@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import extend_schema, inline_serializer
-from django.urls import reverse
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import Throttled
@@ -31,6 +31,7 @@ from annotate.services.entries import API_BROWSER, job_entry_admit, job_entry_fi
 from annotate.services.pairs import MAX_REASON_CHARS as MAX_PAIR_REASON_CHARS
 from collect.lifecycle.identity import Door, EntryRefused, identity_parse
 from collect.lifecycle.links import JOB_LINKS
+from collect.models import Worker
 
 ERROR = inline_serializer("Error", {"code": serializers.CharField(), "detail": serializers.CharField()})
 
@@ -119,7 +120,7 @@ class JobJoinApi(AnnotationApi):
             worker = self._by_link(job, data.validated_data)
         return Response(self.OutputSerializer({"token": worker_token(worker), "worker": worker.pseudonym}).data)
 
-    def _by_link(self, job: Job, params: dict[str, str]) -> Any:
+    def _by_link(self, job: Job, params: dict[str, str]) -> Worker:
         if "worker" not in params:
             raise AnnotationError(
                 "use_link", "Open the job's link in a browser first: its session gets the token (in-house jobs: send worker and sig).", status=403
