@@ -13,7 +13,9 @@ from annotate.models import Job, JobEntry
 from annotate.services import AnnotationError
 from collect.models import Worker
 
-TOKEN_SALT = "annotate.api.token"
+# Tokens are handed out only through the job's door; those signed under an earlier salt, when the
+# join endpoint still took a bare id, are not accepted.
+TOKEN_SALT = "annotate.api.token.door"
 TOKEN_MAX_AGE = 30 * 24 * 3600
 BLOCKED = "You cannot take part in this job. Contact the researcher if you think this is a mistake."
 NOT_ENTERED = "Open this job through the link you were given first."
