@@ -26,13 +26,14 @@ from annotate.selectors.items import item_for_annotator
 from annotate.selectors.progress import job_progress, job_progress_brief, worker_progress
 from annotate.services import AnnotationError
 from annotate.services.answers import MAX_REASON_CHARS, MAX_TIME_SPENT_MS, answer_submit
-from annotate.services.assignment import assignment_next
+from annotate.services.assignment import NextItem, assignment_next
 from annotate.services.entries import API_BROWSER, job_entry_admit, job_entry_finish
 from annotate.services.pairs import MAX_REASON_CHARS as MAX_PAIR_REASON_CHARS
 from collect.lifecycle.identity import Door, EntryRefused, identity_parse
 from collect.lifecycle.links import JOB_LINKS
 from collect.models import Worker
 
+ENDED_STATUS = {"screened_out": "disqualified"}
 ERROR = inline_serializer("Error", {"code": serializers.CharField(), "detail": serializers.CharField()})
 
 
@@ -170,9 +171,13 @@ class NextItemApi(AnnotationApi):
     def post(self, request: Request, slug: str) -> Response:
         job, worker = self.job(slug), request.user.worker
         entry = entry_check(job=job, worker=worker)
-        result = assignment_next(job=job, worker=worker)
+        if entry.outcome:
+            # Ended (done, screened out or returned): no more items, even if the job grows later.
+            result = NextItem(None, ENDED_STATUS.get(entry.outcome, "done"))
+        else:
+            result = assignment_next(job=job, worker=worker)
+            entry = job_entry_finish(entry=entry, status=result.status)
         assignment = result.assignment
-        entry = job_entry_finish(entry=entry, status=result.status)
         out = {
             "status": result.status,
             "finish_url": reverse("annotate:finish", args=[slug]) if entry.outcome and not assignment else None,

@@ -355,3 +355,17 @@ def test_leaving_returns_the_task_frees_the_held_item_and_earns_no_code(client: 
     other.get(f"/annotate/join/{job.slug}/?worker=bob")
     assert next_item(other, job)["item"]["id"] == item_id  # free for someone else at once
     assert client.post(f"/annotate/{job.slug}/leave/").status_code == 302 and JobEntry.objects.get(pk=entry.pk).outcome == "returned"
+
+
+def test_an_ended_entry_gets_no_more_items_even_when_the_job_grows(client: Client) -> None:
+    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, completion_code="GW-ONCE")
+    client.get(f"/annotate/join/{job.slug}/?worker=alice")
+    answer_everything(client, job)
+    items_add(job=job, specs=[ItemSpec(key="later", payload=relevance_payload(7))])
+    data = next_item(client, job)
+    assert (data["status"], data["item"], data["finish_url"]) == ("done", None, f"/annotate/{job.slug}/done/")
+    assert not Assignment.objects.filter(item__key="later").exists()
+    returned = Client()
+    returned.get(f"/annotate/join/{job.slug}/?worker=bob")
+    returned.post(f"/annotate/{job.slug}/leave/")
+    assert next_item(returned, job)["item"] is None and not Assignment.objects.filter(item__key="later").exists()
