@@ -27,11 +27,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Frame, Page
+
+if TYPE_CHECKING:  # playwright is imported only where a browser test runs
+    from playwright.sync_api import Browser, Frame, Page
 
 SUBMIT_PATH = "/mturk/externalSubmit"
 HIT_PATH = "/hit"
