@@ -73,29 +73,29 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("annotate:finish", slug) if entry.outcome else redirect("annotate:work", slug)
 
     def preview() -> HttpResponse:
-        return _framed(request, job, render(request, "annotate/mturk_preview.html", {"job": job}))
+        return render(request, "annotate/mturk_preview.html", {"job": job})
 
     return _framed(request, job, door_enter(request, door=Door.of(job, kind=JOB_LINKS), admit=admit, admitted=admitted, preview=preview))
 
 
-def _entered(request: HttpRequest, slug: str) -> tuple[JobEntry | None, HttpResponse | None]:
+def _entered(request: HttpRequest, slug: str) -> JobEntry | HttpResponse:
     """The session's annotator's entry in this job, or the page that refuses them."""
     job = Job.objects.filter(slug=slug).first()
     if job is None:
-        return None, _error(request, 404, "No such job", f"There is no annotation job called “{slug}”.")
+        return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”.")
     worker = Worker.objects.filter(pk=request.session.get(SESSION_WORKER, -1)).first()
     if worker is None:
-        return None, _error(request, 403, "Use your link", "Open this job through the link you were given.")
+        return _error(request, 403, "Use your link", "Open this job through the link you were given.")
     try:
-        return entry_check(job=job, worker=worker), None
+        return entry_check(job=job, worker=worker)
     except AnnotationError as refused:
-        return None, _error(request, refused.status, "Not available" if refused.code == "blocked" else "Use your link", refused.message)
+        return _error(request, refused.status, "Not available" if refused.code == "blocked" else "Use your link", refused.message)
 
 
 def work(request: HttpRequest, slug: str) -> HttpResponse:
-    entry, refused = _entered(request, slug)
-    if entry is None:
-        return refused
+    entry = _entered(request, slug)
+    if isinstance(entry, HttpResponse):
+        return entry
     if entry.outcome:
         return redirect("annotate:finish", slug)
     job = entry.job
@@ -117,9 +117,9 @@ def work(request: HttpRequest, slug: str) -> HttpResponse:
 
 def leave(request: HttpRequest, slug: str) -> HttpResponse:
     """The annotator returns the task (`returned`): their held item is freed, and the finish page says so."""
-    entry, refused = _entered(request, slug)
-    if entry is None:
-        return refused
+    entry = _entered(request, slug)
+    if isinstance(entry, HttpResponse):
+        return entry
     if request.method != "POST":
         return _error(request, 405, "Use the button", "Leave the job with the button on its page.")
     job_entry_return(entry=entry)
@@ -128,9 +128,9 @@ def leave(request: HttpRequest, slug: str) -> HttpResponse:
 
 def finish(request: HttpRequest, slug: str) -> HttpResponse:
     """The annotator's outcome and its code (Prolific: its completion URL; MTurk: the post back)."""
-    entry, refused = _entered(request, slug)
-    if entry is None:
-        return refused
+    entry = _entered(request, slug)
+    if isinstance(entry, HttpResponse):
+        return entry
     if not entry.outcome:
         return redirect("annotate:work", slug)
     title, text = OUTCOME_TEXT.get(entry.outcome, ("Thank you", ""))
