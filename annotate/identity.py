@@ -1,32 +1,24 @@
-"""Who an annotator is: a collect.Worker, entered by link exactly as in collect (?worker=.. for
-in-house annotators, ?PROLIFIC_PID=.. for Prolific), kept in the Django session (`worker_id`, the
-same key collect uses) or carried by a signed API token."""
+"""Who an annotator is: a collect.Worker who entered a job through its link (annotate.views.join,
+the same door as a chat campaign's), kept in the Django session under collect's key, or carried by
+a signed API token handed out for that worker only (annotate.api.views.JobJoinApi).
+
+Either way a request acts for the worker only in jobs they entered (a JobEntry), and never once the
+worker is blocked."""
 
 from __future__ import annotations
 
-from typing import Mapping
-
 from django.core import signing
 
+from annotate.models import Job, JobEntry
 from annotate.services import AnnotationError
 from collect.models import Worker
-from collect.services.matchmaking import worker_get_or_create
-from collect.views import ID_PATTERN
 
-TOKEN_SALT = "annotate.api.token"
+# Tokens are handed out only through the job's door; those signed under an earlier salt, when the
+# join endpoint still took a bare id, are not accepted.
+TOKEN_SALT = "annotate.api.token.door"
 TOKEN_MAX_AGE = 30 * 24 * 3600
-
-
-def worker_from_link(params: Mapping[str, str]) -> Worker:
-    if params.get("PROLIFIC_PID"):
-        platform, external_id = "prolific", params["PROLIFIC_PID"]
-    elif params.get("worker"):
-        platform, external_id = "inhouse", params["worker"]
-    else:
-        raise AnnotationError("missing_worker", "The link must carry PROLIFIC_PID=… or worker=…; use the exact link you were given.")
-    if not ID_PATTERN.match(external_id):
-        raise AnnotationError("bad_worker", "Ids may hold only letters, digits, '-', '_' and '.', up to 100 characters.")
-    return worker_get_or_create(platform=platform, external_id=external_id)
+BLOCKED = "You cannot take part in this job. Contact the researcher if you think this is a mistake."
+NOT_ENTERED = "Open this job through the link you were given first."
 
 
 def worker_token(worker: Worker) -> str:
@@ -39,3 +31,14 @@ def worker_from_token(token: str) -> Worker | None:
     except signing.BadSignature:
         return None
     return Worker.objects.filter(pk=data.get("w")).first()
+
+
+def entry_check(*, job: Job, worker: Worker) -> JobEntry:
+    """The worker's entry in this job. Raises AnnotationError (403) for a blocked worker or one who
+    never entered the job through its link."""
+    if worker.blocked:
+        raise AnnotationError("blocked", BLOCKED, status=403)
+    entry = JobEntry.objects.filter(job=job, worker=worker).select_related("job").first()
+    if entry is None:
+        raise AnnotationError("not_entered", NOT_ENTERED, status=403)
+    return entry

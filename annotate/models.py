@@ -7,8 +7,12 @@ is served until `overlap` answers are in.
 
 from __future__ import annotations
 
+import secrets
+
 from django.db import models
 from django.db.models import Q
+
+from collect.models import Outcome, Platform
 
 # Curiosity's 16 dialog acts, in the order the screen and the exports list them.
 DIALOG_ACTS: tuple[str, ...] = (
@@ -48,6 +52,12 @@ class PairwiseQuestion(models.TextChoices):
     KNOWLEDGEABLE = "knowledgeable"
 
 
+def _job_outcome_codes() -> dict[str, str]:
+    # `completed` is Job.completion_code; an annotator screened out by the qualification items
+    # spent their time on it and is paid by default, as in the chat campaigns.
+    return {str(Outcome.SCREENED_OUT): secrets.token_hex(4).upper()}
+
+
 class Job(models.Model):
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=200)
@@ -64,11 +74,40 @@ class Job(models.Model):
     candidates = models.JSONField(default=dict, blank=True, help_text="Relevance: how candidates were chosen (see services.candidates)")
     question = models.CharField(max_length=20, choices=PairwiseQuestion.choices, blank=True, help_text="Pairwise: the ACUTE-Eval question asked")
     source = models.JSONField(default=dict, blank=True, help_text="Where the items came from (campaigns or an imported file)")
-    completion_code = models.CharField(max_length=40, blank=True, help_text="Shown once an annotator has nothing left to do")
+    completion_code = models.CharField(max_length=40, blank=True, help_text="The `completed` outcome's code: given once an annotator has nothing left to do")
+    # Paid jobs (docs/annotation.md#paid-jobs): where annotators come from, codes per outcome, caps.
+    platform = models.CharField(max_length=20, choices=Platform.choices, default=Platform.INHOUSE)
+    outcome_codes = models.JSONField(
+        default=_job_outcome_codes, blank=True, help_text='Code per outcome other than completed, e.g. {"screened_out": "X1"}; an outcome without one is not paid'
+    )
+    completion_url = models.URLField(blank=True, help_text="In-house: where the finish page's button leads (Prolific and MTurk have their own)")
+    max_items_per_worker = models.PositiveIntegerField(default=0, help_text="Items an annotator may answer in this job (0: no cap)")
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
         return self.name
+
+
+class JobEntry(models.Model):
+    """An annotator's entry into a job through its link (the counterpart of a chat campaign's
+    collect.Assignment): the platform's ids for this submission, and how it ended."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="entries")
+    worker = models.ForeignKey("collect.Worker", on_delete=models.CASCADE, related_name="job_entries")
+    study_id = models.CharField(max_length=100, blank=True, help_text="Prolific STUDY_ID or MTurk hitId")
+    session_id = models.CharField(max_length=100, blank=True, help_text="Prolific SESSION_ID or MTurk assignmentId")
+    turk_submit_to = models.URLField(blank=True, help_text="MTurk: where the finished HIT posts back")
+    created = models.DateTimeField(auto_now_add=True)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    completion_code = models.CharField(max_length=40, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "worker"], name="annotate_jobentry_once")]
+        verbose_name_plural = "job entries"
+
+    def __str__(self) -> str:
+        return f"{self.worker} in {self.job.slug} ({self.outcome or 'open'})"
 
 
 class ItemRole(models.TextChoices):

@@ -1,5 +1,7 @@
-"""Annotation pages. Annotators enter by link and work on one screen per job kind (the page's ES
-module talks to the API); researchers (staff) see jobs and each job's report."""
+"""Annotation pages. Annotators enter by link, through the same door as a chat campaign's
+(collect.entry_views.door_enter), work on one screen per job kind (the page's ES module talks to
+the API) and end on the chat side's finish page with their outcome's code; researchers (staff) see
+jobs and each job's report."""
 
 from __future__ import annotations
 
@@ -14,13 +16,20 @@ from annotate.acts import ACT_GUIDE
 from collect.charts import Chart, column_chart, row_chart
 from annotate.duconv import duconv_rubric
 from annotate.evaluation.charts import IntervalChart, interval_chart
-from annotate.identity import worker_from_link
-from annotate.models import DIALOG_ACTS, Job, JobKind
+from annotate.identity import entry_check
+from annotate.models import DIALOG_ACTS, Job, JobEntry, JobKind
+from annotate.selectors.entries import outcomes_csv
 from annotate.selectors.progress import job_progress, worker_progress
 from annotate.selectors.report import annotation_report
 from annotate.services import AnnotationError
-from collect.models import Campaign, Protocol, Worker
+from annotate.services.entries import job_entry_admit, job_entry_return
+from collect.entry_views import SESSION_WORKER, door_enter, error_page, outcome_render
+from collect.lifecycle.identity import Door, Identity
+from collect.lifecycle.links import JOB_LINKS
+from collect.models import Campaign, Outcome, Platform, Protocol, Worker
 from collect.ratelimit_views import rate_limited
+from groundwork.csp import mturk_frame_allowed
+from groundwork.framed_cookies import cookies_for_frame
 
 TEMPLATES = {
     JobKind.RELEVANCE: "annotate/relevance.html",
@@ -30,10 +39,23 @@ TEMPLATES = {
 }
 # Keyboard shortcuts of the dialog-act screen: one keyboard row per act family.
 ACT_KEYS = dict(zip(DIALOG_ACTS, "1234qweasdzxcvbn"))
+OUTCOME_TEXT = {
+    Outcome.COMPLETED: ("All done — thank you!", "You have labeled every item available to you."),
+    Outcome.SCREENED_OUT: ("Thank you", "Your answers to the qualification items did not reach the level this job needs."),
+    Outcome.RETURNED: ("Returned", "You returned this task."),
+}
 
 
-def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
-    return render(request, "collect/error.html", {"title": title, "message": message}, status=status)
+_error = error_page
+
+
+def _framed(request: HttpRequest, job: Job, response: HttpResponse) -> HttpResponse:
+    """An MTurk job's pages live inside MTurk's cross-site frame: MTurk may frame them, and their
+    cookies (session, CSRF, browser binding) are ones a third-party frame keeps."""
+    if job.platform == Platform.MTURK:
+        mturk_frame_allowed(request, response)
+        cookies_for_frame(response)
+    return response
 
 
 @rate_limited("joins")
@@ -43,34 +65,85 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”. Check your link.")
     if not job.is_active:
         return _error(request, 410, "Job closed", "This annotation job is closed. Thank you for your interest.")
-    try:
-        worker = worker_from_link(request.GET)
-    except AnnotationError as error:
-        return _error(request, 400, "Bad link", error.message)
-    request.session["worker_id"] = worker.pk
-    return redirect("annotate:work", slug)
+
+    def admit(identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, JobEntry]:
+        return job_entry_admit(job=job, identity=identity, browser=browser, session_worker_id=session_worker_id)
+
+    def admitted(worker: Worker, entry: JobEntry) -> HttpResponse:
+        return redirect("annotate:finish", slug) if entry.outcome else redirect("annotate:work", slug)
+
+    def preview() -> HttpResponse:
+        return render(request, "annotate/mturk_preview.html", {"job": job})
+
+    return _framed(request, job, door_enter(request, door=Door.of(job, kind=JOB_LINKS), admit=admit, admitted=admitted, preview=preview))
 
 
-def work(request: HttpRequest, slug: str) -> HttpResponse:
+def _entered(request: HttpRequest, slug: str) -> JobEntry | HttpResponse:
+    """The session's annotator's entry in this job, or the page that refuses them."""
     job = Job.objects.filter(slug=slug).first()
     if job is None:
         return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”.")
-    worker = Worker.objects.filter(pk=request.session.get("worker_id", -1)).first()
+    worker = Worker.objects.filter(pk=request.session.get(SESSION_WORKER, -1)).first()
     if worker is None:
         return _error(request, 403, "Use your link", "Open this job through the link you were given.")
+    try:
+        return entry_check(job=job, worker=worker)
+    except AnnotationError as refused:
+        return _error(request, refused.status, "Not available" if refused.code == "blocked" else "Use your link", refused.message)
+
+
+def work(request: HttpRequest, slug: str) -> HttpResponse:
+    entry = _entered(request, slug)
+    if isinstance(entry, HttpResponse):
+        return entry
+    if entry.outcome:
+        return redirect("annotate:finish", slug)
+    job = entry.job
     template = TEMPLATES[job.kind]
-    return render(
+    response = render(
         request,
         template,
         {
             "job": job,
-            "progress": worker_progress(job=job, worker=worker),
+            "progress": worker_progress(job=job, worker=entry.worker),
             "next_url": reverse("annotate-api:next", args=[slug]),
             "answer_url": reverse("annotate-api:answer", args=[0]),
             "act_keys": [(guide, ACT_KEYS[guide.act], guide.act.split("_")[0]) for guide in ACT_GUIDE],
             "rubric": duconv_rubric(),
         },
     )
+    return _framed(request, job, response)
+
+
+def leave(request: HttpRequest, slug: str) -> HttpResponse:
+    """The annotator returns the task (`returned`): their held item is freed, and the finish page says so."""
+    entry = _entered(request, slug)
+    if isinstance(entry, HttpResponse):
+        return entry
+    if request.method != "POST":
+        return _error(request, 405, "Use the button", "Leave the job with the button on its page.")
+    job_entry_return(entry=entry)
+    return redirect("annotate:finish", slug)
+
+
+def finish(request: HttpRequest, slug: str) -> HttpResponse:
+    """The annotator's outcome and its code (Prolific: its completion URL; MTurk: the post back)."""
+    entry = _entered(request, slug)
+    if isinstance(entry, HttpResponse):
+        return entry
+    if not entry.outcome:
+        return redirect("annotate:work", slug)
+    title, text = OUTCOME_TEXT.get(entry.outcome, ("Thank you", ""))
+    return _framed(request, entry.job, outcome_render(
+        request,
+        target=entry.job,
+        place=entry,
+        outcome=entry.outcome,
+        code=entry.completion_code,
+        worker_platform=entry.worker.platform,
+        title=title,
+        text=text,
+    ))
 
 
 @staff_member_required
@@ -93,6 +166,16 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         context["charts"] = _charts(data)
     return render(request, "annotate/report.html", context)
+
+
+@staff_member_required
+def outcomes(request: HttpRequest, slug: str) -> HttpResponse:
+    job = Job.objects.filter(slug=slug).first()
+    if job is None:
+        return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”.")
+    response = HttpResponse(outcomes_csv(job=job), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{job.slug}-outcomes.csv"'
+    return response
 
 
 def _charts(data: dict[str, Any]) -> list[Chart]:

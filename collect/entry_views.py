@@ -1,10 +1,15 @@
 """Entry and exit of a paid study: the join link, and the finish page with the outcome's code
-(Prolific: a redirect to its completion URL; MTurk: the post back to turkSubmitTo)."""
+(Prolific: a redirect to its completion URL; MTurk: the post back to turkSubmitTo).
+
+`door_enter` and `outcome_render` are shared with the annotation jobs' join and finish pages
+(annotate.views): one browser cookie, one session key, one refusal page, one finish page."""
 
 from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -14,15 +19,20 @@ from django.shortcuts import redirect, render
 
 from collect.framing import by_assignment, by_slug, mturk_task_page
 from collect.lifecycle.entry import entry_admit
-from collect.lifecycle.identity import EntryRefused, identity_parse
+from collect.lifecycle.identity import Door, EntryRefused, Identity, identity_parse
 from collect.lifecycle.onboarding import onboarding_needed
 from collect.lifecycle.outcomes import assignment_outcome_set, assignment_return, room_finished_outcomes, room_outcomes_set
-from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Platform, Protocol, RoomStatus
+from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Platform, Protocol, Room, RoomStatus, Worker
 from collect.ratelimit_views import rate_limited
+from groundwork.csp import mturk_frame_allowed
 
 BROWSER_COOKIE = "gw_browser"
 BROWSER_PATTERN = re.compile(r"\A[A-Za-z0-9_\-]{32}\Z")
 ONE_YEAR = 365 * 24 * 3600
+# The worker a browser entered as. Only door_enter writes it, after a valid link admitted them.
+SESSION_WORKER = "worker_id"
+# (identity, browser token, the session's worker id) -> (worker, their place: an assignment, a job entry)
+Admit = Callable[[Identity, str, "int | None"], tuple[Worker, Any]]
 
 OUTCOME_TEXT = {
     Outcome.COMPLETED: ("Thank you!", "The conversation is complete. Thank you for taking part."),
@@ -36,13 +46,49 @@ OUTCOME_TEXT = {
 }
 
 
-def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
+def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
     return render(request, "collect/error.html", {"title": title, "message": message}, status=status)
+
+
+_error = error_page
 
 
 def _browser_token(request: HttpRequest) -> str:
     token = request.COOKIES.get(BROWSER_COOKIE, "")
     return token if BROWSER_PATTERN.match(token) else secrets.token_urlsafe(24)
+
+
+def door_enter(
+    request: HttpRequest,
+    *,
+    door: Door,
+    admit: Admit,
+    admitted: Callable[[Worker, Any], HttpResponse],
+    preview: Callable[[], HttpResponse],
+) -> HttpResponse:
+    """Every join page: parse the link, admit the worker (`admit` raises EntryRefused), put them in
+    the session and answer with `admitted(worker, place)`; a refusal is a page that says why and
+    writes nothing. The browser cookie is (re)set either way, so the binding sticks."""
+    browser = _browser_token(request)
+    try:
+        identity = identity_parse(door=door, params=request.GET)
+        if identity.preview:
+            response = preview()
+        else:
+            worker, place = admit(identity, browser, request.session.get(SESSION_WORKER))
+            session_enter(request, worker)
+            response = admitted(worker, place)
+    except EntryRefused as refused:
+        response = error_page(request, refused.status, refused.title, refused.message)
+    response.set_cookie(BROWSER_COOKIE, browser, max_age=ONE_YEAR, httponly=True, samesite="Lax")
+    return response
+
+
+def session_enter(request: HttpRequest, worker: Worker) -> None:
+    if request.session.get(SESSION_WORKER) != worker.pk:
+        # A new session key for a new identity: a key planted before the entry is worth nothing after it.
+        request.session.cycle_key()
+    request.session[SESSION_WORKER] = worker.pk
 
 
 @mturk_task_page(by_slug)
@@ -53,33 +99,31 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         return _error(request, 404, "No such study", f"There is no study called “{slug}”. Check the link you were given.")
     if not campaign.is_active:
         return _error(request, 410, "Study closed", "This study is not taking part any more. Thank you for your interest.")
-    browser = _browser_token(request)
-    try:
-        identity = identity_parse(campaign=campaign, params=request.GET)
-        if identity.preview:
-            return render(request, "collect/mturk_preview.html", {"campaign": campaign})
-        worker, assignment = entry_admit(
-            campaign=campaign, identity=identity, browser=browser, session_worker_id=request.session.get("worker_id")
-        )
-    except EntryRefused as refused:
-        response = _error(request, refused.status, refused.title, refused.message)
-    else:
-        request.session["worker_id"] = worker.pk
+
+    def admit(identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, Assignment]:
+        return entry_admit(campaign=campaign, identity=identity, browser=browser, session_worker_id=session_worker_id)
+
+    def admitted(worker: Worker, assignment: Assignment) -> HttpResponse:
         if assignment.outcome or (assignment.room and assignment.room.status in (RoomStatus.COMPLETE, RoomStatus.INCOMPLETE)):
-            response = redirect("collect:finish", assignment.pk)
-        elif assignment.room_id:
-            response = redirect("collect:room", assignment.room_id)
-        elif onboarding_needed(campaign=campaign, worker=worker):
-            response = redirect("collect:onboarding", assignment.pk)
-        elif campaign.protocol == Protocol.MODEL_CHAT:
+            return redirect("collect:finish", assignment.pk)
+        if assignment.room_id:
+            return redirect("collect:room", assignment.room_id)
+        if onboarding_needed(campaign=campaign, worker=worker):
+            return redirect("collect:onboarding", assignment.pk)
+        if campaign.protocol == Protocol.MODEL_CHAT:
             # No waiting room: a model takes the partner's seat (or a human control pair waits).
             from collect.modelchat.views import enter
 
-            response = enter(request, campaign, assignment)
-        else:
-            response = redirect("collect:wait", assignment.pk)
-    response.set_cookie(BROWSER_COOKIE, browser, max_age=ONE_YEAR, httponly=True, samesite="Lax")
-    return response
+            return enter(request, campaign, assignment)
+        return redirect("collect:wait", assignment.pk)
+
+    return door_enter(
+        request,
+        door=Door.of(campaign),
+        admit=admit,
+        admitted=admitted,
+        preview=lambda: render(request, "collect/mturk_preview.html", {"campaign": campaign}),
+    )
 
 
 def _own(request: HttpRequest, **filters: object) -> Assignment | None:
@@ -125,24 +169,53 @@ def finish_page(request: HttpRequest, assignment: Assignment) -> HttpResponse:
         else:
             return redirect("collect:room", room.pk)
         assignment.refresh_from_db()
-    campaign, code = assignment.campaign, assignment.completion_code
-    if code and assignment.worker.platform == Platform.PROLIFIC and campaign.platform == Platform.PROLIFIC:
-        return redirect(f"{settings.PROLIFIC_COMPLETE_URL}?{urlencode({'cc': code})}")
     title, text = OUTCOME_TEXT.get(assignment.outcome, ("Thank you", ""))
-    mturk = assignment.worker.platform == Platform.MTURK and bool(assignment.turk_submit_to)
-    return render(
+    return outcome_render(
+        request,
+        target=assignment.campaign,
+        place=assignment,
+        outcome=assignment.outcome,
+        code=assignment.completion_code,
+        worker_platform=assignment.worker.platform,
+        title=title,
+        text=text,
+        room=room,
+    )
+
+
+def outcome_render(
+    request: HttpRequest,
+    *,
+    target: Any,
+    place: Any,
+    outcome: str,
+    code: str,
+    worker_platform: str,
+    title: str,
+    text: str,
+    room: Room | None = None,
+) -> HttpResponse:
+    """The finish page of a campaign's assignment or a job's entry (`target` has name, platform and
+    completion_url; `place` has session_id and turk_submit_to). Prolific: straight to its
+    completion URL with the code; MTurk: a form that posts the outcome back to turkSubmitTo, on a
+    page MTurk's frame may show."""
+    if code and worker_platform == Platform.PROLIFIC and target.platform == Platform.PROLIFIC:
+        return redirect(f"{settings.PROLIFIC_COMPLETE_URL}?{urlencode({'cc': code})}")
+    mturk = worker_platform == Platform.MTURK and bool(place.turk_submit_to)
+    response = render(
         request,
         "collect/done.html",
         {
-            "campaign": campaign,
+            "campaign": target,
             "room": room,
-            "assignment": assignment,
-            "outcome": assignment.outcome,
+            "assignment": place,
+            "outcome": outcome,
             "title": title,
             "text": text,
             "completion_code": code,
-            "completion_url": campaign.completion_url if code and not mturk else "",
-            "mturk_action": f"{assignment.turk_submit_to}/mturk/externalSubmit" if mturk else "",
+            "completion_url": target.completion_url if code and not mturk else "",
+            "mturk_action": f"{place.turk_submit_to}/mturk/externalSubmit" if mturk else "",
             "incomplete": room is not None and room.status == RoomStatus.INCOMPLETE,
         },
     )
+    return mturk_frame_allowed(request, response) if mturk else response

@@ -11,17 +11,21 @@ from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
-from annotate.identity import worker_from_token
+from annotate.identity import BLOCKED, worker_from_token
+from annotate.services import AnnotationError
 from collect.models import Worker
 
 
 class Annotator:
-    """request.user for an annotator: not a Django user, just the worker."""
+    """request.user for an annotator: not a Django user, just the worker. A blocked worker is
+    refused on every call, whatever carries them (session or token)."""
 
     is_authenticated = True
     is_staff = False
 
     def __init__(self, worker: Worker) -> None:
+        if worker.blocked:
+            raise AnnotationError("blocked", BLOCKED, status=403)
         self.worker = worker
 
 

@@ -4,8 +4,10 @@ Errors are {"code", "detail"} with a 4xx status, and nothing is stored."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -16,17 +18,22 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.api.auth import IsAnnotator, IsAnnotatorOrStaff, WorkerSessionAuthentication, WorkerTokenAuthentication
+from annotate.api.auth import Annotator, IsAnnotator, IsAnnotatorOrStaff, WorkerSessionAuthentication, WorkerTokenAuthentication
 from annotate.api.throttle import JoinRateThrottle, SharedRateThrottle
-from annotate.identity import worker_from_link, worker_token
-from annotate.models import Job
+from annotate.identity import entry_check, worker_token
+from annotate.models import Item, Job
 from annotate.selectors.items import item_for_annotator
 from annotate.selectors.progress import job_progress, job_progress_brief, worker_progress
 from annotate.services import AnnotationError
 from annotate.services.answers import MAX_REASON_CHARS, MAX_TIME_SPENT_MS, answer_submit
-from annotate.services.assignment import assignment_next
+from annotate.services.assignment import NextItem, assignment_next
+from annotate.services.entries import API_BROWSER, job_entry_admit, job_entry_finish
 from annotate.services.pairs import MAX_REASON_CHARS as MAX_PAIR_REASON_CHARS
+from collect.lifecycle.identity import Door, EntryRefused, identity_parse
+from collect.lifecycle.links import JOB_LINKS
+from collect.models import Worker
 
+ENDED_STATUS = {"screened_out": "disqualified"}
 ERROR = inline_serializer("Error", {"code": serializers.CharField(), "detail": serializers.CharField()})
 
 
@@ -78,7 +85,12 @@ class AnnotationApi(APIView):
 
 
 class JobJoinApi(AnnotationApi):
-    authentication_classes: list[type] = []
+    """A token for the session's own worker (the browser entered by the job's link; CSRF-checked),
+    or, with no such session, for an in-house job's signed link (`worker` + `sig`): the same
+    admission as the link in a browser (blocked workers, the first-use binding, the job's platform).
+    Never for a bare id."""
+
+    authentication_classes = [WorkerSessionAuthentication]
     permission_classes = [AllowAny]
     throttle_classes = [JoinRateThrottle]
 
@@ -86,8 +98,9 @@ class JobJoinApi(AnnotationApi):
         class Meta:
             ref_name = "JoinRequest"
 
-        worker = serializers.CharField(required=False, help_text="in-house annotator id")
-        PROLIFIC_PID = serializers.CharField(required=False, help_text="Prolific participant id")
+        worker = serializers.CharField(required=False, help_text="in-house annotator id, from the signed link")
+        sig = serializers.CharField(required=False, help_text="the signed link's signature")
+        PROLIFIC_PID = serializers.CharField(required=False, help_text="refused: Prolific annotators open the job's link in a browser, whose session then gets the token")
 
     class OutputSerializer(serializers.Serializer):
         class Meta:
@@ -97,12 +110,29 @@ class JobJoinApi(AnnotationApi):
         worker = serializers.CharField(help_text="your pseudonymous id")
 
     def post(self, request: Request, slug: str) -> Response:
-        self.job(slug)
-        data = self.InputSerializer(data=request.data)
-        if not data.is_valid():
-            return invalid(data)
-        worker = worker_from_link(data.validated_data)
+        job = self.job(slug)
+        if isinstance(request.user, Annotator):
+            worker = request.user.worker
+            entry_check(job=job, worker=worker)
+        else:
+            data = self.InputSerializer(data=request.data)
+            if not data.is_valid():
+                return invalid(data)
+            worker = self._by_link(job, data.validated_data)
         return Response(self.OutputSerializer({"token": worker_token(worker), "worker": worker.pseudonym}).data)
+
+    def _by_link(self, job: Job, params: dict[str, str]) -> Worker:
+        if "worker" not in params:
+            raise AnnotationError(
+                "use_link", "Open the job's link in a browser first: its session gets the token (in-house jobs: send worker and sig).", status=403
+            )
+        try:
+            identity = identity_parse(door=Door.of(job, kind=JOB_LINKS), params=params)
+            worker, _ = job_entry_admit(job=job, identity=identity, browser=API_BROWSER, session_worker_id=None)
+        except EntryRefused as refused:
+            code = re.sub(r"[^a-z]+", "_", refused.title.lower()).strip("_")  # "Bad worker id" -> bad_worker_id
+            raise AnnotationError(code, refused.message, status=refused.status) from refused
+        return worker
 
 
 class JobListApi(AnnotationApi):
@@ -120,7 +150,10 @@ class JobListApi(AnnotationApi):
             return job_progress(job=job)
 
     def get(self, request: Request) -> Response:
-        jobs = Job.objects.order_by("name") if request.user.is_staff else Job.objects.filter(is_active=True).order_by("name")
+        if request.user.is_staff:
+            jobs = Job.objects.order_by("name")
+        else:  # an annotator: the active jobs they entered by link
+            jobs = Job.objects.filter(is_active=True, entries__worker=request.user.worker).order_by("name")
         return Response(self.OutputSerializer(jobs, many=True).data)
 
 
@@ -130,16 +163,24 @@ class NextItemApi(AnnotationApi):
             ref_name = "NextItem"
 
         status = serializers.ChoiceField(["assigned", "resumed", "done", "busy", "disqualified", "inactive"])
+        finish_url = serializers.CharField(allow_null=True, help_text="done or disqualified with an outcome: the page with the annotator's code")
         item = serializers.JSONField(allow_null=True, help_text="relevance: turns + articles of sentences with ids; dialog acts: messages + acts; pairwise: question + two conversations")
         expires_at = serializers.DateTimeField(allow_null=True)
         progress = serializers.JSONField()
 
     def post(self, request: Request, slug: str) -> Response:
         job, worker = self.job(slug), request.user.worker
-        result = assignment_next(job=job, worker=worker)
+        entry = entry_check(job=job, worker=worker)
+        if entry.outcome:
+            # Ended (done, screened out or returned): no more items, even if the job grows later.
+            result = NextItem(None, ENDED_STATUS.get(entry.outcome, "done"))
+        else:
+            result = assignment_next(job=job, worker=worker)
+            entry = job_entry_finish(entry=entry, status=result.status)
         assignment = result.assignment
         out = {
             "status": result.status,
+            "finish_url": reverse("annotate:finish", args=[slug]) if entry.outcome and not assignment else None,
             "item": item_for_annotator(assignment.item, job.kind, question=job.question) if assignment else None,
             "expires_at": assignment.expires_at if assignment else None,
             "progress": {**worker_progress(job=job, worker=worker), "job": job_progress_brief(job=job)},
@@ -178,6 +219,9 @@ class AnswerApi(AnnotationApi):
         data = self.InputSerializer(data=request.data)
         if not data.is_valid():
             return invalid(data)
+        item = Item.objects.filter(pk=item_id).select_related("job").first()
+        if item is not None:  # an unknown item: answer_submit's own 404
+            entry_check(job=item.job, worker=request.user.worker)
         assignment = answer_submit(item_id=item_id, worker=request.user.worker, **data.validated_data)
         out = {"status": assignment.status, "item": item_id, "time_spent_ms": assignment.time_spent_ms}
         return Response(self.OutputSerializer(out).data, status=status.HTTP_201_CREATED)

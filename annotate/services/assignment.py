@@ -52,6 +52,8 @@ def assignment_next(*, job: Job, worker: Worker, now: datetime | None = None) ->
             return NextItem(None, "disqualified")
         if qualification == "pending":
             item = _next_known(job, worker, ItemRole.QUALIFICATION)
+        elif job.max_items_per_worker and _answered(job, worker) >= job.max_items_per_worker:
+            return NextItem(None, "done")  # at the job's cap: done, as if nothing were left
         else:
             item = _next_known(job, worker, ItemRole.GOLD) if _gold_turn(job, worker) else None
             item = item or _lock_task(job, worker, now)
@@ -84,6 +86,11 @@ def slots_taken(*, item: Item, now: datetime, exclude_worker: Worker | None = No
 def _open(job: Job, worker: Worker) -> Assignment | None:
     """The annotator's reservation in this job (at most one: a partial unique constraint), expired or not."""
     return Assignment.objects.select_related("item").filter(job=job, worker=worker, status=ASSIGNED).first()
+
+
+def _answered(job: Job, worker: Worker) -> int:
+    """Answers that count towards the job's cap per annotator: every item but the qualification set."""
+    return Assignment.objects.filter(job=job, worker=worker, status=SUBMITTED).exclude(item__role=ItemRole.QUALIFICATION).count()
 
 
 def _gold_turn(job: Job, worker: Worker) -> bool:

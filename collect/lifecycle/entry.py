@@ -1,11 +1,14 @@
 """Admission: from a parsed identity to a place in the campaign, or a refusal that says why.
 
-The worker's identity is bound to the browser that first used their link; a browser already taking
-part as one worker does not silently switch to another. Blocked workers and workers past the
-campaign's caps are refused; a worker who already finished is sent back to their own result."""
+`worker_admit` is every door's first step (chat campaigns here, annotation jobs in
+annotate.services.entries): the worker's identity is bound to the browser that first used their
+link, a browser already taking part as one worker does not silently switch to another, and blocked
+workers are refused. Then each kind of work applies its own caps; a worker who already finished is
+sent back to their own result."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.db import IntegrityError
@@ -43,19 +46,34 @@ def live_assignment(*, campaign: Campaign | None, worker_id: int) -> Assignment 
     )
 
 
-def entry_admit(*, campaign: Campaign, identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, Assignment]:
-    """The worker and their assignment (live, finished or new). Raises EntryRefused."""
+def worker_admit(
+    *, identity: Identity, browser: str, session_worker_id: int | None, busy: Callable[[int], bool] | None = None
+) -> Worker:
+    """The worker behind a parsed identity, bound to this browser. Raises EntryRefused for a blocked
+    worker, a link first opened in another browser, or a browser whose session belongs to another
+    worker who is still busy (`busy(worker_id)`; by default: in a live chat)."""
     worker = worker_for(identity)
     if worker.blocked:
         raise EntryRefused(403, "Not available", "You cannot take part in this study. Contact the researcher if you think this is a mistake.")
     _bind_browser(worker, browser)
-    if session_worker_id is not None and session_worker_id != worker.pk and live_assignment(campaign=None, worker_id=session_worker_id):
+    busy = busy or worker_busy
+    if session_worker_id is not None and session_worker_id != worker.pk and busy(session_worker_id):
         raise EntryRefused(
             409,
             "This browser is in use",
             "This browser is already taking part as another worker, whose chat is still open. Finish that "
             "one first, or open this link in another browser (or a private window).",
         )
+    return worker
+
+
+def worker_busy(worker_id: int) -> bool:
+    return live_assignment(campaign=None, worker_id=worker_id) is not None
+
+
+def entry_admit(*, campaign: Campaign, identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, Assignment]:
+    """The worker and their assignment (live, finished or new). Raises EntryRefused."""
+    worker = worker_admit(identity=identity, browser=browser, session_worker_id=session_worker_id)
     live = live_assignment(campaign=campaign, worker_id=worker.pk)
     if live:
         return worker, live

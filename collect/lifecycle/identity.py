@@ -1,24 +1,32 @@
-"""Who is joining, from the link's query string: a signed in-house link, Prolific's parameters or
-MTurk's ExternalQuestion parameters. Every value is checked against a strict pattern; a link for
-another platform than the campaign's is refused."""
+"""Who is entering, from the link's query string: a signed in-house link, Prolific's parameters or
+MTurk's ExternalQuestion parameters. Every door (a chat campaign, an annotation job) reads it here.
+Every value is checked against a strict pattern; a link for another platform than the door's is
+refused, and so is an in-house link on a Prolific or MTurk study."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from collect.lifecycle.links import link_verify
-from collect.models import Campaign, Platform
+from collect.lifecycle.links import CAMPAIGN_LINKS, signature_verify
+from collect.models import Platform
 
 # Platform ids are opaque tokens: letters, digits, '-', '_', '.', at most 100 characters.
 ID_PATTERN = re.compile(r"\A[A-Za-z0-9_.\-]{1,100}\Z")
 SIG_PATTERN = re.compile(r"\A[0-9a-f]{32}\Z")
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_KEYS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
+PROLIFIC_KEYS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+LINK_PARAMETERS = {
+    Platform.INHOUSE: "worker=… and sig=…",
+    Platform.PROLIFIC: "PROLIFIC_PID, STUDY_ID and SESSION_ID",
+    Platform.MTURK: "assignmentId, hitId, workerId and turkSubmitTo",
+}
 
 
 class EntryRefused(Exception):
@@ -27,6 +35,29 @@ class EntryRefused(Exception):
     def __init__(self, status: int, title: str, message: str) -> None:
         super().__init__(message)
         self.status, self.title, self.message = status, title, message
+
+
+class Enterable(Protocol):
+    """What a link opens: a collect.Campaign or an annotate.Job."""
+
+    slug: str
+    platform: str
+
+    def get_platform_display(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Door:
+    """A campaign or a job as its links see it. `kind` is the namespace its links are signed in."""
+
+    kind: str
+    slug: str
+    platform: str
+    platform_label: str
+
+    @classmethod
+    def of(cls, target: Enterable, *, kind: str = CAMPAIGN_LINKS) -> Door:
+        return cls(kind, target.slug, target.platform, target.get_platform_display())
 
 
 @dataclass(frozen=True)
@@ -49,31 +80,53 @@ def _checked(*values: str) -> None:
             raise _bad_id()
 
 
-def identity_parse(*, campaign: Campaign, params: Mapping[str, str]) -> Identity:
+def _wrong_platform(door: Door, link: str) -> EntryRefused:
+    return EntryRefused(
+        400,
+        "Wrong platform",
+        f"This study does not take {link} links: it runs on {door.platform_label}. Use the link you were given there.",
+    )
+
+
+def identity_parse(*, door: Door, params: Mapping[str, str]) -> Identity:
     if "worker" in params:
-        return _inhouse(campaign, params)
+        if door.platform != Platform.INHOUSE:
+            raise _wrong_platform(door, "in-house")
+        return _inhouse(door, params)
     if "PROLIFIC_PID" in params:
-        if campaign.platform != Platform.PROLIFIC:
-            raise EntryRefused(400, "Wrong platform", f"This study does not run on Prolific ({campaign.get_platform_display()}). Use the link you were given.")
-        extras = [params.get(k, "") for k in ("STUDY_ID", "SESSION_ID")]
-        _checked(params["PROLIFIC_PID"], *filter(None, extras))
-        return Identity("prolific", params["PROLIFIC_PID"], study_id=extras[0], session_id=extras[1])
+        if door.platform != Platform.PROLIFIC:
+            raise _wrong_platform(door, "Prolific")
+        return _prolific(params)
     if any(key in params for key in MTURK_KEYS):
-        if campaign.platform != Platform.MTURK:
-            raise EntryRefused(400, "Wrong platform", f"This study does not run on MTurk ({campaign.get_platform_display()}). Use the link you were given.")
+        if door.platform != Platform.MTURK:
+            raise _wrong_platform(door, "MTurk")
         return _mturk(params)
-    raise EntryRefused(400, "Missing worker id", "The link must carry PROLIFIC_PID=… or worker=…; use the exact link you were given.")
+    expected = LINK_PARAMETERS.get(door.platform, "its platform's parameters")
+    raise EntryRefused(400, "Missing worker id", f"The link must carry {expected}; use the exact link you were given.")
 
 
-def _inhouse(campaign: Campaign, params: Mapping[str, str]) -> Identity:
+def _inhouse(door: Door, params: Mapping[str, str]) -> Identity:
     worker, signature = params["worker"], params.get("sig")
     _checked(worker)
     if signature is None:
         if not settings.UNSIGNED_LINKS:
             raise EntryRefused(403, "Unsigned link", "This link has no signature. Use the exact link the researcher gave you.")
-    elif not SIG_PATTERN.match(signature) or not link_verify(campaign_slug=campaign.slug, worker=worker, signature=signature):
+    elif not SIG_PATTERN.match(signature) or not signature_verify(kind=door.kind, slug=door.slug, worker=worker, signature=signature):
         raise EntryRefused(403, "Invalid link", "This link's signature does not match. Use the exact link the researcher gave you, unchanged.")
     return Identity("inhouse", worker)
+
+
+def _prolific(params: Mapping[str, str]) -> Identity:
+    # Without the study and session ids no submission could be approved or paid through Prolific.
+    pid, study_id, session_id = (params.get(key, "") for key in PROLIFIC_KEYS)
+    if not (pid and study_id and session_id):
+        raise EntryRefused(
+            400,
+            "Incomplete Prolific link",
+            "Prolific did not pass PROLIFIC_PID, STUDY_ID and SESSION_ID. Open the study again from Prolific.",
+        )
+    _checked(pid, study_id, session_id)
+    return Identity("prolific", pid, study_id=study_id, session_id=session_id)
 
 
 def _mturk(params: Mapping[str, str]) -> Identity:

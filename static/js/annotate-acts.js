@@ -95,7 +95,7 @@ async function load() {
   if (!ok) return showError(error, data.detail || "Could not load the next dialogue.");
   showProgress(progress, data.progress);
   if (data.item) render(data.item);
-  else showDone(screens, data.status);
+  else showDone(screens, data.status, data.finish_url);
 }
 
 /** Before labels are sent: messages without any act get one warning (and the first is shown). */

@@ -76,8 +76,13 @@ export function showProgress(node, progress) {
 }
 
 /** Show the end screen for a next-item status other than assigned/resumed. What an item's
- *  errors said belongs to that item: none of it stays above the end screen. */
-export function showDone(screens, status) {
+ *  errors said belongs to that item: none of it stays above the end screen. With an outcome
+ *  (finishUrl), the finish page takes over: the code, and the platform's completion. */
+export function showDone(screens, status, finishUrl) {
+  if (finishUrl) {
+    window.location.assign(finishUrl);
+    return;
+  }
   const [title, message] = DONE_TEXT[status] || DONE_TEXT.done;
   for (const node of document.querySelectorAll("#annotate [role=alert]")) setNotice(node, "");
   screens.item.hidden = true;

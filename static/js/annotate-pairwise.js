@@ -53,7 +53,7 @@ async function load() {
   if (!ok) return showError(error, data.detail || "Could not load the next pair.");
   showProgress(progress, data.progress);
   if (data.item) render(data.item);
-  else showDone(screens, data.status);
+  else showDone(screens, data.status, data.finish_url);
 }
 
 function choose(side) {

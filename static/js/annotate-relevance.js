@@ -89,7 +89,7 @@ async function load() {
   if (!ok) return showError(error, data.detail || "Could not load the next item.");
   showProgress(progress, data.progress);
   if (data.item) render(data.item);
-  else showDone(screens, data.status);
+  else showDone(screens, data.status, data.finish_url);
 }
 
 async function send(event) {

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from annotate.identity import worker_token
-from annotate.models import Job, JobKind
+from annotate.models import Item, Job, JobEntry, JobKind
 from annotate.services.jobs import ItemSpec, items_add, job_create
 from collect.models import Worker
 from tests.chromium import launched
@@ -76,16 +76,26 @@ def people(db) -> People:
 
 
 class Api:
-    """The annotation API as one annotator calls it (bearer token from the join endpoint)."""
+    """The annotation API as one annotator calls it (bearer token from the join endpoint), in the
+    jobs they entered by link (their JobEntry is made on first use, as the join link makes it;
+    the entry rules themselves are tested in test_entry.py and test_authorization.py)."""
 
     def __init__(self, client: Client, worker: Worker) -> None:
         self.client = client
+        self.worker = worker
         self.auth = {"HTTP_AUTHORIZATION": f"Bearer {worker_token(worker)}"}
 
+    def enter(self, job: Job) -> None:
+        JobEntry.objects.get_or_create(job=job, worker=self.worker)
+
     def next(self, job: Job) -> Any:
+        self.enter(job)
         return self.client.post(f"/api/annotate/jobs/{job.slug}/next/", **self.auth)
 
     def answer(self, item_id: int, body: dict[str, Any]) -> Any:
+        item = Item.objects.filter(pk=item_id).select_related("job").first()
+        if item is not None:
+            self.enter(item.job)
         return self.client.post(
             f"/api/annotate/items/{item_id}/answers/", json.dumps(body), content_type="application/json", **self.auth
         )

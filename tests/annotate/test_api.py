@@ -10,7 +10,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from annotate.models import Assignment, AssignmentStatus, Item, Job
+from annotate.models import Assignment, AssignmentStatus, Item, Job, JobEntry
+from collect.lifecycle.links import JOB_LINKS, signature_for
+from collect.models import Worker
 from tests.annotate.conftest import Api, People
 
 pytestmark = pytest.mark.django_db
@@ -27,17 +29,24 @@ def assert_nothing_stored(item_id: int) -> None:
     assert Item.objects.get(pk=item_id).answers_count == 0
 
 
-def test_it_gives_a_token_to_a_worker_joining_by_id(client: Client, relevance_job: Job) -> None:
-    response = client.post(f"/api/annotate/jobs/{relevance_job.slug}/join/", {"worker": "dora"}, content_type="application/json")
+def test_it_gives_a_token_for_a_signed_link(client: Client, relevance_job: Job, settings) -> None:
+    settings.UNSIGNED_LINKS = False
+    sig = signature_for(kind=JOB_LINKS, slug=relevance_job.slug, worker="dora")
+    response = client.post(f"/api/annotate/jobs/{relevance_job.slug}/join/", {"worker": "dora", "sig": sig}, content_type="application/json")
     assert response.status_code == 200 and response.json()["token"]
+    dora = Worker.objects.get(external_id="dora")
+    assert JobEntry.objects.filter(job=relevance_job, worker=dora).exists()
     bad = client.post(f"/api/annotate/jobs/{relevance_job.slug}/join/", {"worker": "<b>"}, content_type="application/json")
-    assert bad.status_code == 400 and bad.json()["code"] == "bad_worker"
+    assert bad.status_code == 400 and bad.json()["code"] == "bad_worker_id"
     missing = client.post("/api/annotate/jobs/nope/join/", {"worker": "dora"}, content_type="application/json")
     assert missing.status_code == 404 and missing.json()["code"] == "no_job"
 
 
-def test_it_lists_active_jobs_to_annotators_and_all_jobs_to_staff(client: Client, api, relevance_job: Job, acts_job: Job) -> None:
+def test_it_lists_the_active_jobs_they_entered_to_annotators_and_all_jobs_to_staff(client: Client, api, relevance_job: Job, acts_job: Job) -> None:
+    api["alice"].enter(relevance_job)
+    api["alice"].enter(acts_job)
     Job.objects.filter(pk=acts_job.pk).update(is_active=False)
+    assert api["bob"].client.get("/api/annotate/jobs/", **api["bob"].auth).json() == []  # bob entered none
     listed = api["alice"].client.get("/api/annotate/jobs/", **api["alice"].auth).json()
     assert [job["slug"] for job in listed] == [relevance_job.slug]
     assert client.get("/api/annotate/jobs/").status_code == 401

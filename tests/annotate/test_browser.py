@@ -68,7 +68,8 @@ def test_it_votes_relevance_with_the_keyboard(chromium) -> None:
     page.keyboard.press("n")
     expect(page.get_by_test_id("selected-count")).to_have_text("None of these")
     page.keyboard.press("Enter")
-    expect(page.get_by_test_id("done-title")).to_have_text("All done — thank you!")
+    expect(page).to_have_url(re.compile(r"/annotate/[a-z0-9-]+/done/$"))  # the finish page, with the code
+    expect(page.get_by_test_id("done").locator("h1")).to_have_text("All done — thank you!")
     expect(page.get_by_test_id("completion-code")).to_have_text("GW-ANNOT-OK")
     assert page.script_errors == []  # type: ignore[attr-defined]
 
@@ -110,7 +111,8 @@ def test_it_labels_dialog_acts_and_reports_a_dialog(chromium) -> None:
     expect(page.get_by_test_id("report-error")).to_contain_text("what is wrong")
     page.get_by_test_id("report-reason").fill("The user only says hello.")
     page.get_by_test_id("report-send").click()
-    expect(page.get_by_test_id("done-title")).to_have_text("All done — thank you!")
+    expect(page).to_have_url(re.compile(r"/annotate/[a-z0-9-]+/done/$"))  # the finish page, with the code
+    expect(page.get_by_test_id("done").locator("h1")).to_have_text("All done — thank you!")
     # The report form's error belonged to that dialogue: nothing of it stays above "All done".
     expect(page.locator("[role=alert]").filter(visible=True)).to_have_count(0)
     assert page.script_errors == []  # type: ignore[attr-defined]

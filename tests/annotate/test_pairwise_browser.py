@@ -6,6 +6,7 @@ Set GROUNDWORK_SCREENSHOT_DIR to keep a picture of it (annotate-pairwise.png).""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -59,7 +60,8 @@ def test_it_judges_two_conversations_with_a_reason(chromium) -> None:
     page.get_by_test_id("choice-left").click()
     page.get_by_test_id("reason").fill("More fun.")
     page.get_by_test_id("submit").click()
-    expect(page.get_by_test_id("done-title")).to_have_text("All done — thank you!")
+    expect(page).to_have_url(re.compile(r"/annotate/[a-z0-9-]+/done/$"))  # the finish page, with the code
+    expect(page.get_by_test_id("done").locator("h1")).to_have_text("All done — thank you!")
     expect(page.get_by_test_id("completion-code")).to_have_text("GW-PAIRS-OK")
     assert page.script_errors == []  # type: ignore[attr-defined]
 

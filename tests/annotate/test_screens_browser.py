@@ -65,7 +65,8 @@ def test_enter_with_unlabeled_messages_warns_once_then_submits(chromium) -> None
     page.keyboard.press("Enter")
     expect(warning).to_have_text("Message 3 has no act yet. Label it, or submit again to send it without acts.")
     page.keyboard.press("Enter")  # yes, without acts
-    expect(page.get_by_test_id("done-title")).to_have_text("All done — thank you!")
+    expect(page).to_have_url(re.compile(r"/annotate/[a-z0-9-]+/done/$"))  # the finish page, with the code
+    expect(page.get_by_test_id("done").locator("h1")).to_have_text("All done — thank you!")
     expect(page.locator("[role=alert]").filter(visible=True)).to_have_count(0)
     answer = Assignment.objects.get(status=AssignmentStatus.SUBMITTED).answer
     assert answer == {"acts": [["request_topic"], ["inform_response"], []]}

@@ -31,7 +31,7 @@ def test_it_reuses_the_place_of_a_worker_who_clicks_twice(client: Client, campai
 @pytest.mark.parametrize(
     ("query", "status", "text"),
     [
-        ("", 400, b"PROLIFIC_PID"),
+        ("", 400, b"must carry worker="),
         ("?worker=", 400, b"Ids may hold only"),
         ("?worker=<script>", 400, b"Ids may hold only"),
         ("?worker=ok&sig=" + "x" * 101, 403, b"signature does not match"),

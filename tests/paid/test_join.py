@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from collect.lifecycle.links import join_link, link_signature
+from collect.lifecycle.links import JOB_LINKS, join_link, link_signature, signature_for
 from collect.models import Assignment, Campaign, Platform, Worker
 from tests.factories import make_campaign, make_room
 
@@ -58,14 +58,65 @@ def test_a_signature_is_valid_for_its_own_campaign_and_worker_only(client: Clien
 def test_a_prolific_id_on_an_mturk_campaign_is_refused(client: Client) -> None:
     campaign = make_campaign(platform=Platform.MTURK)
     response = client.get(f"/join/{campaign.slug}/?PROLIFIC_PID=5f0c9a1b2c3d4e5f6a7b8c9d&STUDY_ID=s&SESSION_ID=x")
-    assert response.status_code == 400 and b"does not run on Prolific" in response.content
+    assert response.status_code == 400 and b"does not take Prolific links" in response.content
     assert not Worker.objects.exists()
 
 
 def test_mturk_params_on_a_prolific_campaign_are_refused(client: Client) -> None:
     campaign = make_campaign(platform=Platform.PROLIFIC)
     response = client.get(f"/join/{campaign.slug}/?assignmentId=A1&hitId=H1&workerId=W1&turkSubmitTo=https://www.mturk.com")
-    assert response.status_code == 400 and b"does not run on MTurk" in response.content
+    assert response.status_code == 400 and b"does not take MTurk links" in response.content
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "?PROLIFIC_PID=5f0c9a1b2c3d4e5f6a7b8c9d",
+        "?PROLIFIC_PID=5f0c9a1b2c3d4e5f6a7b8c9d&STUDY_ID=s1",
+        "?PROLIFIC_PID=5f0c9a1b2c3d4e5f6a7b8c9d&SESSION_ID=x1",
+        "?PROLIFIC_PID=5f0c9a1b2c3d4e5f6a7b8c9d&STUDY_ID=&SESSION_ID=x1",
+    ],
+)
+def test_a_prolific_link_without_its_study_and_session_is_refused(client: Client, query: str) -> None:
+    campaign = make_campaign(platform=Platform.PROLIFIC)
+    response = client.get(f"/join/{campaign.slug}/{query}")
+    assert response.status_code == 400 and b"STUDY_ID and SESSION_ID" in response.content
+    assert not Worker.objects.exists() and not Assignment.objects.exists()
+
+
+def test_a_complete_prolific_link_keeps_its_study_and_session(client: Client) -> None:
+    campaign = make_campaign(platform=Platform.PROLIFIC)
+    response = client.get(f"/join/{campaign.slug}/?PROLIFIC_PID=5f0c9a1b2c3d4e5f6a7b8c9d&STUDY_ID=s1&SESSION_ID=x1")
+    assignment = Assignment.objects.get()
+    assert response.status_code == 302 and (assignment.study_id, assignment.session_id) == ("s1", "x1")
+
+
+@pytest.mark.parametrize("platform", [Platform.PROLIFIC, Platform.MTURK])
+@pytest.mark.parametrize("signed", [True, False])
+def test_an_inhouse_link_on_a_crowd_platform_study_is_refused(client: Client, platform: str, signed: bool) -> None:
+    campaign = make_campaign(platform=platform)
+    url = link(campaign, "alice") if signed else f"/join/{campaign.slug}/?worker=alice"
+    response = client.get(url)
+    assert response.status_code == 400 and b"does not take in-house links" in response.content
+    assert not Worker.objects.exists() and not Assignment.objects.exists()
+
+
+def test_a_jobs_signed_link_does_not_open_a_campaign_of_the_same_slug(client: Client, signed_only) -> None:
+    campaign = make_campaign()
+    sig = signature_for(kind=JOB_LINKS, slug=campaign.slug, worker="alice")
+    response = client.get(f"/join/{campaign.slug}/?worker=alice&sig={sig}")
+    assert response.status_code == 403 and b"signature does not match" in response.content
+    assert not Worker.objects.exists()
+
+
+def test_entering_as_a_worker_gives_the_browser_a_new_session_key(client: Client, signed_only) -> None:
+    campaign = make_campaign()
+    session = client.session
+    session["planted"] = True
+    session.save()
+    planted = client.cookies["sessionid"].value
+    client.get(link(campaign, "alice"))
+    assert client.cookies["sessionid"].value != planted and client.session["worker_id"]
 
 
 def test_the_mturk_preview_shows_the_task_without_joining(client: Client) -> None:

@@ -9,9 +9,12 @@ import secrets
 from argparse import ArgumentParser
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.core.validators import URLValidator
 
 from annotate.models import Job, JobKind
+from collect.models import Outcome, Platform
 from annotate.services import AnnotationError
 from annotate.services.candidates import SOURCES
 from annotate.services.jobs import job_create, job_items_from_campaigns
@@ -34,6 +37,11 @@ class Command(BaseCommand):
             "--completion-code", default="", help="shown to annotators once they are done (default: a new random code)"
         )
         parser.add_argument("--no-completion-code", action="store_true", help="show no completion code")
+        parser.add_argument("--platform", choices=Platform.values, default=Platform.INHOUSE, help="where annotators come from (default inhouse: signed links)")
+        parser.add_argument("--screened-out-code", default="", help="code for annotators screened out by the qualification items (default: a new random code)")
+        parser.add_argument("--no-screened-out-code", action="store_true", help="screened-out annotators are not paid")
+        parser.add_argument("--completion-url", default="", help="in-house: where the finish page's button leads")
+        parser.add_argument("--max-items-per-worker", type=int, default=0, help="items one annotator may answer (0: no cap)")
         parser.add_argument("--include-incomplete", action="store_true", help="also rooms that ended early")
         parser.add_argument("--sources", nargs="+", choices=SOURCES, default=None, help="relevance: knowledge sources")
         parser.add_argument("--max-articles", type=int, default=None)
@@ -62,6 +70,10 @@ class Command(BaseCommand):
                     relevance_threshold=opts["threshold"],
                     reservation_seconds=opts["reservation_seconds"],
                     completion_code=_completion_code(opts),
+                    platform=opts["platform"],
+                    completion_url=_url(opts["completion_url"]),
+                    max_items_per_worker=_cap(opts["max_items_per_worker"]),
+                    **_outcome_codes(opts),
                     **({"question": opts["question"]} if opts["question"] else {}),
                 )
             elif job.kind != opts["kind"]:
@@ -70,6 +82,7 @@ class Command(BaseCommand):
         except AnnotationError as error:
             raise CommandError(error.message) from error
         code = f"; completion code {job.completion_code}" if job.completion_code else "; no completion code"
+        code += f"; {job.get_platform_display()}"
         self.stdout.write(self.style.SUCCESS(f"{job.slug}: added {added} item(s), {job.items.count()} in all{code}"))
 
 
@@ -80,3 +93,28 @@ def _completion_code(opts: dict[str, Any]) -> str:
     if opts["no_completion_code"]:
         return ""
     return opts["completion_code"] or secrets.token_hex(4).upper()
+
+
+def _outcome_codes(opts: dict[str, Any]) -> dict[str, Any]:
+    if opts["screened_out_code"] and opts["no_screened_out_code"]:
+        raise CommandError("give --screened-out-code or --no-screened-out-code, not both")
+    if opts["no_screened_out_code"]:
+        return {"outcome_codes": {}}
+    if opts["screened_out_code"]:
+        return {"outcome_codes": {str(Outcome.SCREENED_OUT): opts["screened_out_code"]}}
+    return {}  # the model's default: a new random code
+
+
+def _url(value: str) -> str:
+    if value:
+        try:
+            URLValidator(schemes=["https", "http"])(value)
+        except ValidationError as error:
+            raise CommandError(f"--completion-url: {value!r} is not a URL") from error
+    return value
+
+
+def _cap(value: int) -> int:
+    if value < 0:
+        raise CommandError("--max-items-per-worker must be ≥ 0")
+    return value
