@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from groundwork.env import env_bool, env_int
 
-# The proxy terminates TLS and says so in this header; only trust it behind a proxy that sets it
-# (and strips it from clients' requests).
+# The proxy terminates TLS and says so in this header. It reaches Django only from a peer listed in
+# GROUNDWORK_TRUSTED_PROXIES, reduced to the value that proxy set (groundwork/proxies.py).
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("GROUNDWORK_SSL_REDIRECT", True)
 # Load balancers probe over plain HTTP, inside the private network.

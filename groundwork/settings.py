@@ -11,6 +11,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from groundwork.env import env_bool, env_float, env_int, env_list, env_rates, env_str
+from groundwork.proxies import networks_parse
 from groundwork.secret_key import secret_key_load
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -171,6 +172,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
+# --- Client addresses (groundwork/proxies.py): forwarded headers count only from these peers
+# (addresses and CIDR networks; none by default). `make run-prod` sets its local HAProxy.
+TRUSTED_PROXIES = networks_parse(env_list("GROUNDWORK_TRUSTED_PROXIES", []))
+# Which header a trusted proxy writes the client chain into: X-Forwarded-For or Forwarded (RFC 7239).
+TRUSTED_PROXY_HEADER = env_str("GROUNDWORK_TRUSTED_PROXY_HEADER", "X-Forwarded-For").strip().lower()
+if TRUSTED_PROXY_HEADER not in ("x-forwarded-for", "forwarded"):
+    raise ImproperlyConfigured(f"GROUNDWORK_TRUSTED_PROXY_HEADER={TRUSTED_PROXY_HEADER!r} must be X-Forwarded-For or Forwarded")
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -205,8 +214,8 @@ WS_MAX_FRAME_BYTES = env_int("GROUNDWORK_WS_MAX_FRAME_BYTES", 8192, minimum=256)
 MESSAGE_MAX_CHARS = env_int("GROUNDWORK_MESSAGE_MAX_CHARS", 1000, minimum=1)
 WS_RATE_PER_10S = env_int("GROUNDWORK_WS_RATE_PER_10S", 20, minimum=1)
 # Limits shared by all connections and processes (Redis when REDIS_URL is set): (events, seconds)
-# per worker and per client IP. Behind a proxy, run daphne with --proxy-headers so the IP is the
-# client's. Loopback clients (the simulate command, benchmarks on this machine) are exempt by IP.
+# per worker and per client IP. Behind a proxy, list it in GROUNDWORK_TRUSTED_PROXIES so the IP is the
+# client's (groundwork/proxies.py). Loopback clients (the simulate command, benchmarks on this machine) are exempt by IP.
 RATE_LIMITS = env_rates(
     "GROUNDWORK_RATE_LIMITS",
     {

@@ -49,7 +49,6 @@ global
 
 defaults
     mode http
-    option forwardfor
     timeout connect 5s
     timeout client 60s
     timeout server 60s
@@ -62,6 +61,13 @@ defaults
 
 frontend groundwork
     bind 127.0.0.1:{port}
+    # The chat processes trust these headers from this proxy only (GROUNDWORK_TRUSTED_PROXIES), so
+    # they are written here, never passed on: a client's own X-Forwarded-For or Forwarded would
+    # otherwise choose the address its rate limits are counted under.
+    http-request set-header X-Forwarded-For %[src]
+    http-request del-header Forwarded
+    http-request set-header X-Forwarded-Proto https if {{ ssl_fc }}
+    http-request set-header X-Forwarded-Proto http unless {{ ssl_fc }}
     default_backend daphne
 
 backend daphne
@@ -94,10 +100,11 @@ def worker_command(queue: str, concurrency: int, *, loglevel: str = "INFO") -> l
 def procfile(*, node_ports: list[int], out: Path) -> str:
     python, celery = BIN / "python", BIN / "celery"
     haproxy = shutil.which("haproxy") or "haproxy"
-    # groundwork.serve is daphne answering oversized frames with an error frame; --proxy-headers makes
-    # per-IP rate limits see the client's address (HAProxy adds X-Forwarded-For), not the proxy's.
+    # groundwork.serve is daphne answering oversized frames with an error frame. No --proxy-headers:
+    # daphne would take X-Forwarded-For from anyone; the application reads it from the proxy only
+    # (GROUNDWORK_TRUSTED_PROXIES in environment(), groundwork/proxies.py).
     lines = [
-        f"web{i}: {python} -m groundwork.serve --proxy-headers -b 127.0.0.1 -p {p} groundwork.asgi:application"
+        f"web{i}: {python} -m groundwork.serve -b 127.0.0.1 -p {p} groundwork.asgi:application"
         for i, p in enumerate(node_ports, 1)
     ]
     lines.append(f"proxy: {haproxy} -db -f {out / 'haproxy.cfg'}")
@@ -119,6 +126,8 @@ def environment(*, out: Path) -> dict[str, str]:
         # Retrieval and reranking on the Celery workers, never in the chat processes.
         "GROUNDWORK_KNOWLEDGE_MODE": os.environ.get("GROUNDWORK_KNOWLEDGE_MODE", "celery"),
         "GROUNDWORK_RERANK_MODE": os.environ.get("GROUNDWORK_RERANK_MODE", "celery"),
+        # HAProxy on this machine is the only peer whose X-Forwarded-For counts.
+        "GROUNDWORK_TRUSTED_PROXIES": os.environ.get("GROUNDWORK_TRUSTED_PROXIES", "127.0.0.1"),
         "PYTHONUNBUFFERED": "1",
     }
 
