@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -30,7 +31,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    # The admin with the staff login: password, then the TOTP code once enrolled (groundwork/admin_site.py).
+    "groundwork.admin_apps.GroundworkAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -38,20 +40,30 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
+    "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "retrieval",
     "collect",
     "annotate",
 ]
 
 MIDDLEWARE = [
+    # Outermost, so that it sees every cookie the others set (COOKIES_SECURE).
+    "groundwork.cookies.SecureCookiesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(): whether this session passed the second factor.
+    "django_otp.middleware.OTPMiddleware",
+    "groundwork.second_factor.SecondFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "groundwork.csp.ContentSecurityPolicyMiddleware",
+    # Last: turns a login refused for a lockout into the lockout page (groundwork/lockouts.py).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "groundwork.urls"
@@ -179,6 +191,30 @@ TRUSTED_PROXIES = networks_parse(env_list("GROUNDWORK_TRUSTED_PROXIES", []))
 TRUSTED_PROXY_HEADER = env_str("GROUNDWORK_TRUSTED_PROXY_HEADER", "X-Forwarded-For").strip().lower()
 if TRUSTED_PROXY_HEADER not in ("x-forwarded-for", "forwarded"):
     raise ImproperlyConfigured(f"GROUNDWORK_TRUSTED_PROXY_HEADER={TRUSTED_PROXY_HEADER!r} must be X-Forwarded-For or Forwarded")
+
+# --- Staff logins. django-axes counts failed logins per account and per client address (the one
+# groundwork/proxies.py settled on) and refuses that account or address, even with the right
+# password, until the cool-off has passed (groundwork/lockouts.py).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("GROUNDWORK_LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("GROUNDWORK_LOGIN_COOLOFF_MINUTES", 30, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "groundwork.proxies.request_ip"
+AXES_LOCKOUT_CALLABLE = "groundwork.lockouts.lockout_response"
+AXES_RESET_ON_SUCCESS = True
+# The second factor (django-otp, TOTP): who must have one before any staff page works: "none",
+# "superusers" or "staff". Production requires it at least of superusers.
+OTP_TOTP_ISSUER = env_str("GROUNDWORK_OTP_ISSUER", "Groundwork")
+SECOND_FACTOR_REQUIRED = env_str("GROUNDWORK_SECOND_FACTOR_REQUIRED", "superusers" if PRODUCTION else "none").strip().lower()
+if SECOND_FACTOR_REQUIRED not in ("none", "superusers", "staff"):
+    raise ImproperlyConfigured(f"GROUNDWORK_SECOND_FACTOR_REQUIRED={SECOND_FACTOR_REQUIRED!r} must be one of none, superusers, staff")
+if PRODUCTION and SECOND_FACTOR_REQUIRED == "none":
+    raise ImproperlyConfigured("GROUNDWORK_SECOND_FACTOR_REQUIRED=none is refused with GROUNDWORK_PRODUCTION=1: superusers need a second factor")
+# Every cookie a response sets gets the Secure flag (groundwork/cookies.py); on in production.
+COOKIES_SECURE = False
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
