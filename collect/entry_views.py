@@ -76,7 +76,7 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
             response = enter(request, campaign, assignment)
         else:
             response = redirect("collect:wait", assignment.pk)
-    response.set_cookie(BROWSER_COOKIE, browser, max_age=ONE_YEAR, httponly=True, samesite="Lax")
+    response.set_cookie(BROWSER_COOKIE, browser, max_age=ONE_YEAR, httponly=True, samesite="Lax", secure=settings.COOKIES_SECURE)
     return response
 
 
