@@ -118,3 +118,17 @@ async def test_sockets_are_counted_under_the_trusted_address(settings) -> None:
     assert await socket_close([(b"x-forwarded-for", b"127.0.0.1")], peer=AWAY) == 4504
     assert await socket_close([(b"x-forwarded-for", b"198.51.100.50")], peer=PROXY) == 4403
     assert [await socket_close([(b"x-forwarded-for", b"127.0.0.1")], peer=PROXY) for _ in range(4)] == [4403] * 4
+
+
+def test_make_run_prod_trusts_its_own_proxy_only(monkeypatch, tmp_path) -> None:
+    from groundwork.topology import environment, haproxy_config
+
+    monkeypatch.setenv("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
+    monkeypatch.setenv("SECRET_KEY", "x" * 50)
+    monkeypatch.delenv("GROUNDWORK_TRUSTED_PROXIES", raising=False)
+    assert environment(out=tmp_path)["GROUNDWORK_TRUSTED_PROXIES"] == "127.0.0.1"
+    config = haproxy_config(port=8080, node_ports=[8081], ready_path="/readyz")
+    # Overwritten, not appended to: a client's own header never reaches the chat processes.
+    assert "option forwardfor" not in config
+    assert "http-request set-header X-Forwarded-For %[src]" in config and "http-request del-header Forwarded" in config
