@@ -78,6 +78,9 @@ def test_staff_see_the_current_lockouts_on_the_research_page(staff: User) -> Non
     table = viewer.get("/research/").content.decode().split('data-testid="lockouts"')[1].split("</table>")[0]
     assert "account <code>mallory-target</code>" in table and f"<td>{LIMIT}</td>" in table
     assert "198.51.100.1<" not in table  # one failure per address: no address is locked
+    # Every failed login, in the admin's Axes pages.
+    attempts = viewer.get("/admin/axes/accessattempt/")
+    assert attempts.status_code == 200 and attempts.content.decode().count("mallory-target") >= LIMIT
     cool_off_passes()
     assert "None now." in viewer.get("/research/").content.decode()
 
