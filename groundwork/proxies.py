@@ -15,6 +15,7 @@ The rest of the code reads one thing: `scope["client"]` (REMOTE_ADDR in a Django
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import logging
 from collections.abc import Iterable
@@ -49,6 +50,7 @@ def networks_parse(values: Iterable[str], *, name: str = "GROUNDWORK_TRUSTED_PRO
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=4096)
 def address_parse(value: str) -> Address | None:
     """One hop's address as the headers write it: `1.2.3.4`, `1.2.3.4:80`, `[::1]:80`, `"[::1]"`;
     None for anything else (`unknown`, obfuscated `_names`, garbage)."""
@@ -79,7 +81,9 @@ def forwarded_for_values(header: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def is_trusted(address: Address | None, trusted: tuple[Network, ...]) -> bool:
+    # Cached, as address_parse: a handful of proxies and recent clients, asked on every request.
     return address is not None and any(address in network for network in trusted)
 
 
