@@ -17,6 +17,11 @@ class StaffLoginForm(OTPAdminAuthenticationForm):
     """Username and password (django-axes counts the failures), and the code when the account has
     a confirmed device; accounts without one log in with the password alone."""
 
+    otp_error_messages = {
+        **OTPAdminAuthenticationForm.otp_error_messages,
+        "token_required": "This account has a second factor: enter the 6-digit code from your authenticator app.",
+        "invalid_token": "That authentication code is not right (or was used already): enter the one your app shows now.",
+    }
     otp_token = forms.CharField(
         required=False, label="Authentication code", widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"})
     )
