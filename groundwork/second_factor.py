@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import segno
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
@@ -30,6 +31,10 @@ from groundwork.admin_site import user_devices
 
 PENDING_KEY = "gw_totp_pending_key"
 DEVICE_NAME = "Authenticator app"
+
+
+def _is_staff(user: Any) -> bool:
+    return bool(user.is_authenticated and (user.is_staff or user.is_superuser))
 
 
 def second_factor_required(user: Any) -> bool:
@@ -48,19 +53,34 @@ def second_factor_passed(request: HttpRequest) -> bool:
 
 class SecondFactorMiddleware:
     """Before any page a staff session opens: one that owes a code goes to the login, one whose
-    account must enrol goes to the enrolment page. Everyone else passes untouched."""
+    account must enrol goes to the enrolment page. Everyone else passes untouched (no query: the
+    devices are looked up for staff sessions only). Sync and async, so that Django's ASGI handler
+    hops no thread for it."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
         self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.refusal(request) or self.get_response(request)
+    def __call__(self, request: HttpRequest) -> Any:
+        if self.is_async:
+            return self._acall(request)
+        return self.refusal(request, request.user) or self.get_response(request)
 
-    def refusal(self, request: HttpRequest) -> HttpResponse | None:
-        user = request.user
-        if not (user.is_authenticated and (user.is_staff or user.is_superuser)) or self.exempt(request.path_info):
-            return None
-        if user.is_verified():
+    async def _acall(self, request: HttpRequest) -> HttpResponse:
+        user = await request.auser()
+        if _is_staff(user) and not self.exempt(request.path_info):
+            refused = await sync_to_async(self.refusal)(request, user)
+            if refused is not None:
+                return refused
+        return await self.get_response(request)
+
+    def refusal(self, request: HttpRequest, user: Any) -> HttpResponse | None:
+        if not _is_staff(user) or self.exempt(request.path_info) or user.is_verified():
             return None
         if user_devices(user):
             target = reverse("admin:login")

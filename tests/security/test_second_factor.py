@@ -119,3 +119,22 @@ def test_superusers_must_enrol_before_any_staff_page_when_required(db, settings)
     sam = Client()
     assert admin_login(sam, "sam", PASSWORD).status_code == 302
     assert sam.get("/research/").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_rule_holds_on_the_async_path_daphne_serves(settings) -> None:
+    """Through Django's ASGI handler (the middleware's async branch), as daphne serves pages."""
+    from django.test import AsyncClient
+
+    settings.SECOND_FACTOR_REQUIRED = "superusers"
+    user = await User.objects.acreate(username="rita", is_staff=True, is_superuser=True)
+    client = AsyncClient()
+    await client.aforce_login(user)
+    response = await client.get("/research/")
+    assert response.status_code == 302 and response.url == f"{ENROL}?next=%2Fresearch%2F"
+    assert (await client.post("/research/wow-test/review/", {})).status_code == 403
+    assert (await client.get(ENROL)).status_code == 200
+    await TOTPDevice.objects.acreate(user=user, name="app", confirmed=True)
+    # A device now, and this session never gave its code: back to the login.
+    response = await client.get("/research/")
+    assert response.status_code == 302 and response.url == "/admin/login/?next=%2Fresearch%2F"
