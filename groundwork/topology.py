@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from groundwork.env import env_bool
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 # The readiness probe (database + channel layer, groundwork/health.py); a process that fails it
@@ -38,7 +40,26 @@ def _secret_key(out: Path) -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
-def haproxy_config(*, port: int, node_ports: list[int], ready_path: str) -> str:
+# How HAProxy passes the client's address on. Alone at the edge, it writes the address it accepted
+# the connection from: the chat processes trust these headers from it only (GROUNDWORK_TRUSTED_PROXIES),
+# so a client's own X-Forwarded-For or Forwarded must never pass, or it would choose the address its
+# rate limits and login lockouts are counted under.
+EDGE_HEADERS = """    http-request set-header X-Forwarded-For %[src]
+    http-request del-header Forwarded
+    http-request set-header X-Forwarded-Proto https if { ssl_fc }
+    http-request set-header X-Forwarded-Proto http unless { ssl_fc }"""
+# Behind a TLS-terminating proxy on this machine (GROUNDWORK_FRONT_PROXY=1), which overwrites
+# X-Forwarded-For with the client's address and sets X-Forwarded-Proto: HAProxy appends the address
+# it saw (the front proxy's, trusted too), and the chat processes take the right-most address that
+# is not a trusted proxy, the client's.
+FRONTED_HEADERS = """    option forwardfor
+    http-request del-header Forwarded"""
+
+
+def haproxy_config(*, port: int, node_ports: list[int], ready_path: str, front_proxy: bool | None = None) -> str:
+    if front_proxy is None:
+        front_proxy = env_bool("GROUNDWORK_FRONT_PROXY", False)
+    client_headers = FRONTED_HEADERS if front_proxy else EDGE_HEADERS
     servers = "\n".join(
         f"    server web{i} 127.0.0.1:{p} check inter 2s fall 2 rise 1" for i, p in enumerate(node_ports, 1)
     )
@@ -61,13 +82,7 @@ defaults
 
 frontend groundwork
     bind 127.0.0.1:{port}
-    # The chat processes trust these headers from this proxy only (GROUNDWORK_TRUSTED_PROXIES), so
-    # they are written here, never passed on: a client's own X-Forwarded-For or Forwarded would
-    # otherwise choose the address its rate limits are counted under.
-    http-request set-header X-Forwarded-For %[src]
-    http-request del-header Forwarded
-    http-request set-header X-Forwarded-Proto https if {{ ssl_fc }}
-    http-request set-header X-Forwarded-Proto http unless {{ ssl_fc }}
+{client_headers}
     default_backend daphne
 
 backend daphne

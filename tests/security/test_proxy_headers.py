@@ -20,6 +20,7 @@ import redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from groundwork.topology import haproxy_config
 from tests.collect.nodes import HAProxy, Node, node_env
 
 pytestmark = [
@@ -40,8 +41,10 @@ LONG = 10**9  # a window that never ends during the test: counts cannot reset ha
 REDIS_DB = 13
 
 
-@pytest.fixture
-def topology(campaign, index_dir: Path, tmp_path: Path) -> Iterator[tuple[HAProxy, Node]]:
+@pytest.fixture(params=[False], ids=["edge"])
+def topology(request, campaign, index_dir: Path, tmp_path: Path) -> Iterator[tuple[HAProxy, Node]]:
+    """A chat process behind HAProxy; `request.param`: HAProxy behind a front proxy
+    (GROUNDWORK_FRONT_PROXY=1) rather than at the edge."""
     redis_url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + f"/{REDIS_DB}"
     store = redis.Redis.from_url(redis_url)
     for key in store.scan_iter(match="gw:rate:*"):
@@ -57,6 +60,7 @@ def topology(campaign, index_dir: Path, tmp_path: Path) -> Iterator[tuple[HAProx
     node.start()
     node.wait_ready()
     proxy = HAProxy(tmp_path, [node.port])
+    proxy.config.write_text(haproxy_config(port=proxy.port, node_ports=[node.port], ready_path="/readyz", front_proxy=request.param))
     proxy.start()
     yield proxy, node
     proxy.stop()
@@ -129,3 +133,15 @@ def test_sockets_through_the_proxy_are_limited_by_the_real_address(topology) -> 
     rotating, loopback = asyncio.run(run())
     assert rotating == [4403] * SOCKETS + [4504] * 2
     assert loopback == [4403] * SOCKETS + [4504]
+
+
+@pytest.mark.parametrize("topology", [True], ids=["fronted"], indirect=True)
+def test_behind_a_front_proxy_the_client_it_reports_is_counted(topology, campaign) -> None:
+    """GROUNDWORK_FRONT_PROXY=1: a TLS terminator on this machine (played here by the test, from
+    127.0.0.1) overwrites X-Forwarded-For with the client's address; HAProxy appends its own peer's
+    address, and the chat process counts the client the front proxy named."""
+    proxy, _ = topology
+    client = {"X-Forwarded-For": "198.51.100.9", "X-Forwarded-Proto": "https"}
+    statuses = [join(proxy.port, campaign.slug, f"f{i}", source="127.0.0.1", headers=client)[0] for i in range(JOINS + 2)]
+    assert statuses == [302] * JOINS + [429] * 2
+    assert join(proxy.port, campaign.slug, "g0", source="127.0.0.1", headers={"X-Forwarded-For": "198.51.100.10"})[0] == 302

@@ -132,3 +132,6 @@ def test_make_run_prod_trusts_its_own_proxy_only(monkeypatch, tmp_path) -> None:
     # Overwritten, not appended to: a client's own header never reaches the chat processes.
     assert "option forwardfor" not in config
     assert "http-request set-header X-Forwarded-For %[src]" in config and "http-request del-header Forwarded" in config
+    # Behind a TLS terminator of its own, it appends to the header the terminator wrote.
+    fronted = haproxy_config(port=8080, node_ports=[8081], ready_path="/readyz", front_proxy=True)
+    assert "option forwardfor" in fronted and "%[src]" not in fronted and "del-header Forwarded" in fronted
