@@ -121,7 +121,8 @@ def scope_rewrite(scope: dict[str, Any], *, trusted: tuple[Network, ...], chain_
     if peer is not None and is_trusted(address_parse(peer), trusted):
         raw = _joined(headers, CHAIN_HEADERS[chain_header])
         values = forwarded_for_values(raw) if chain_header == "forwarded" else raw.split(",")
-        chain = [v for v in (value.strip() for value in values) if v] if raw else []
+        # An empty hop (a Forwarded element without for=) is unreadable like any other: it ends the walk.
+        chain = [value.strip() for value in values] if raw else []
         address = client_address(peer, chain, trusted)
         if address != peer:
             new["client"] = [address, 0]

@@ -49,6 +49,8 @@ def test_an_unreadable_hop_ends_the_walk_at_the_trusted_address_to_its_right() -
     assert client_address(PROXY, ["unknown"], TRUSTED) == PROXY
     assert client_address(PROXY, ["198.51.100.4", "garbage", "10.0.0.8"], TRUSTED) == "10.0.0.8"
     assert client_address(PROXY, ["garbage", "198.51.100.4"], TRUSTED) == "198.51.100.4"
+    # A trusted proxy's Forwarded element without for=: what stands left of it is not believed.
+    assert rewrite(PROXY, [(b"forwarded", b"for=198.51.100.4, proto=https")], header="forwarded")["client"] == [PROXY, 4000]
 
 
 def test_it_reads_the_forwarded_header_when_so_configured() -> None:
