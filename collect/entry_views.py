@@ -80,7 +80,7 @@ def door_enter(
             response = admitted(worker, place)
     except EntryRefused as refused:
         response = error_page(request, refused.status, refused.title, refused.message)
-    response.set_cookie(BROWSER_COOKIE, browser, max_age=ONE_YEAR, httponly=True, samesite="Lax")
+    response.set_cookie(BROWSER_COOKIE, browser, max_age=ONE_YEAR, httponly=True, samesite="Lax", secure=settings.COOKIES_SECURE)
     return response
 
 

@@ -10,11 +10,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from collect.ratelimit import rate_check
+from groundwork import proxies
 
 
 def request_ip(request: HttpRequest) -> str | None:
-    # daphne sets REMOTE_ADDR from the socket, or from X-Forwarded-For with --proxy-headers.
-    return request.META.get("REMOTE_ADDR") or None
+    # REMOTE_ADDR is the socket's peer, or the client a trusted proxy reported (groundwork/proxies.py).
+    return proxies.request_ip(request)
 
 
 def rate_limited(rule: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:

@@ -15,13 +15,15 @@ from collect.models import Campaign
 from collect.review.selectors import decisions_csv, finished_assignments, payments_csv, review_row
 from collect.review.services import ReviewError, ReviewRequest, review_apply
 from collect.review.stats import campaign_stats
+from groundwork.lockouts import lockouts_current
 
 MAX_LINKS = 500
 
 
 @staff_member_required
 def research_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "collect/research/index.html", {"campaigns": Campaign.objects.order_by("-is_active", "name")})
+    context = {"campaigns": Campaign.objects.order_by("-is_active", "name"), "lockouts": lockouts_current()}
+    return render(request, "collect/research/index.html", context)
 
 
 @staff_member_required

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from groundwork.env import env_bool, env_float, env_int, env_list, env_rates, env_str
+from groundwork.proxies import networks_parse
 from groundwork.secret_key import secret_key_load
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -29,7 +31,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    # The admin with the staff login: password, then the TOTP code once enrolled (groundwork/admin_site.py).
+    "groundwork.admin_apps.GroundworkAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -37,22 +40,32 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
+    "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "retrieval",
     "collect",
     "annotate",
 ]
 
 MIDDLEWARE = [
-    # Outermost: it rewrites the cookies the others set, on the pages MTurk frames (collect/framing.py).
+    # Outermost, so that it sees every cookie the others set (COOKIES_SECURE).
+    "groundwork.cookies.SecureCookiesMiddleware",
+    # Next: it rewrites the cookies the others set, on the pages MTurk frames (collect/framing.py).
     "groundwork.framed_cookies.FramedCookiesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(): whether this session passed the second factor.
+    "django_otp.middleware.OTPMiddleware",
+    "groundwork.second_factor.SecondFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "groundwork.csp.ContentSecurityPolicyMiddleware",
+    # Last: turns a login refused for a lockout into the lockout page (groundwork/lockouts.py).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "groundwork.urls"
@@ -173,6 +186,38 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
+# --- Client addresses (groundwork/proxies.py): forwarded headers count only from these peers
+# (addresses and CIDR networks; none by default). `make run-prod` sets its local HAProxy.
+TRUSTED_PROXIES = networks_parse(env_list("GROUNDWORK_TRUSTED_PROXIES", []))
+# Which header a trusted proxy writes the client chain into: X-Forwarded-For or Forwarded (RFC 7239).
+TRUSTED_PROXY_HEADER = env_str("GROUNDWORK_TRUSTED_PROXY_HEADER", "X-Forwarded-For").strip().lower()
+if TRUSTED_PROXY_HEADER not in ("x-forwarded-for", "forwarded"):
+    raise ImproperlyConfigured(f"GROUNDWORK_TRUSTED_PROXY_HEADER={TRUSTED_PROXY_HEADER!r} must be X-Forwarded-For or Forwarded")
+
+# --- Staff logins. django-axes counts failed logins per account and per client address (the one
+# groundwork/proxies.py settled on) and refuses that account or address, even with the right
+# password, until the cool-off has passed (groundwork/lockouts.py).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("GROUNDWORK_LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("GROUNDWORK_LOGIN_COOLOFF_MINUTES", 30, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "groundwork.proxies.request_ip"
+AXES_LOCKOUT_CALLABLE = "groundwork.lockouts.lockout_response"
+AXES_RESET_ON_SUCCESS = True
+# The second factor (django-otp, TOTP): who must have one before any staff page works: "none",
+# "superusers" or "staff". Production requires it at least of superusers.
+OTP_TOTP_ISSUER = env_str("GROUNDWORK_OTP_ISSUER", "Groundwork")
+SECOND_FACTOR_REQUIRED = env_str("GROUNDWORK_SECOND_FACTOR_REQUIRED", "superusers" if PRODUCTION else "none").strip().lower()
+if SECOND_FACTOR_REQUIRED not in ("none", "superusers", "staff"):
+    raise ImproperlyConfigured(f"GROUNDWORK_SECOND_FACTOR_REQUIRED={SECOND_FACTOR_REQUIRED!r} must be one of none, superusers, staff")
+if PRODUCTION and SECOND_FACTOR_REQUIRED == "none":
+    raise ImproperlyConfigured("GROUNDWORK_SECOND_FACTOR_REQUIRED=none is refused with GROUNDWORK_PRODUCTION=1: superusers need a second factor")
+# Every cookie a response sets gets the Secure flag (groundwork/cookies.py); on in production.
+COOKIES_SECURE = False
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -207,8 +252,8 @@ WS_MAX_FRAME_BYTES = env_int("GROUNDWORK_WS_MAX_FRAME_BYTES", 8192, minimum=256)
 MESSAGE_MAX_CHARS = env_int("GROUNDWORK_MESSAGE_MAX_CHARS", 1000, minimum=1)
 WS_RATE_PER_10S = env_int("GROUNDWORK_WS_RATE_PER_10S", 20, minimum=1)
 # Limits shared by all connections and processes (Redis when REDIS_URL is set): (events, seconds)
-# per worker and per client IP. Behind a proxy, run daphne with --proxy-headers so the IP is the
-# client's. Loopback clients (the simulate command, benchmarks on this machine) are exempt by IP.
+# per worker and per client IP. Behind a proxy, list it in GROUNDWORK_TRUSTED_PROXIES so the IP is the
+# client's (groundwork/proxies.py). Loopback clients (the simulate command, benchmarks on this machine) are exempt by IP.
 RATE_LIMITS = env_rates(
     "GROUNDWORK_RATE_LIMITS",
     {

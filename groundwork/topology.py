@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from groundwork.env import env_bool
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 # The readiness probe (database + channel layer, groundwork/health.py); a process that fails it
@@ -38,7 +40,26 @@ def _secret_key(out: Path) -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
-def haproxy_config(*, port: int, node_ports: list[int], ready_path: str) -> str:
+# How HAProxy passes the client's address on. Alone at the edge, it writes the address it accepted
+# the connection from: the chat processes trust these headers from it only (GROUNDWORK_TRUSTED_PROXIES),
+# so a client's own X-Forwarded-For or Forwarded must never pass, or it would choose the address its
+# rate limits and login lockouts are counted under.
+EDGE_HEADERS = """    http-request set-header X-Forwarded-For %[src]
+    http-request del-header Forwarded
+    http-request set-header X-Forwarded-Proto https if { ssl_fc }
+    http-request set-header X-Forwarded-Proto http unless { ssl_fc }"""
+# Behind a TLS-terminating proxy on this machine (GROUNDWORK_FRONT_PROXY=1), which overwrites
+# X-Forwarded-For with the client's address and sets X-Forwarded-Proto: HAProxy appends the address
+# it saw (the front proxy's, trusted too), and the chat processes take the right-most address that
+# is not a trusted proxy, the client's.
+FRONTED_HEADERS = """    option forwardfor
+    http-request del-header Forwarded"""
+
+
+def haproxy_config(*, port: int, node_ports: list[int], ready_path: str, front_proxy: bool | None = None) -> str:
+    if front_proxy is None:
+        front_proxy = env_bool("GROUNDWORK_FRONT_PROXY", False)
+    client_headers = FRONTED_HEADERS if front_proxy else EDGE_HEADERS
     servers = "\n".join(
         f"    server web{i} 127.0.0.1:{p} check inter 2s fall 2 rise 1" for i, p in enumerate(node_ports, 1)
     )
@@ -49,7 +70,6 @@ global
 
 defaults
     mode http
-    option forwardfor
     timeout connect 5s
     timeout client 60s
     timeout server 60s
@@ -62,6 +82,7 @@ defaults
 
 frontend groundwork
     bind 127.0.0.1:{port}
+{client_headers}
     default_backend daphne
 
 backend daphne
@@ -94,10 +115,11 @@ def worker_command(queue: str, concurrency: int, *, loglevel: str = "INFO") -> l
 def procfile(*, node_ports: list[int], out: Path) -> str:
     python, celery = BIN / "python", BIN / "celery"
     haproxy = shutil.which("haproxy") or "haproxy"
-    # groundwork.serve is daphne answering oversized frames with an error frame; --proxy-headers makes
-    # per-IP rate limits see the client's address (HAProxy adds X-Forwarded-For), not the proxy's.
+    # groundwork.serve is daphne answering oversized frames with an error frame. No --proxy-headers:
+    # daphne would take X-Forwarded-For from anyone; the application reads it from the proxy only
+    # (GROUNDWORK_TRUSTED_PROXIES in environment(), groundwork/proxies.py).
     lines = [
-        f"web{i}: {python} -m groundwork.serve --proxy-headers -b 127.0.0.1 -p {p} groundwork.asgi:application"
+        f"web{i}: {python} -m groundwork.serve -b 127.0.0.1 -p {p} groundwork.asgi:application"
         for i, p in enumerate(node_ports, 1)
     ]
     lines.append(f"proxy: {haproxy} -db -f {out / 'haproxy.cfg'}")
@@ -119,6 +141,8 @@ def environment(*, out: Path) -> dict[str, str]:
         # Retrieval and reranking on the Celery workers, never in the chat processes.
         "GROUNDWORK_KNOWLEDGE_MODE": os.environ.get("GROUNDWORK_KNOWLEDGE_MODE", "celery"),
         "GROUNDWORK_RERANK_MODE": os.environ.get("GROUNDWORK_RERANK_MODE", "celery"),
+        # HAProxy on this machine is the only peer whose X-Forwarded-For counts.
+        "GROUNDWORK_TRUSTED_PROXIES": os.environ.get("GROUNDWORK_TRUSTED_PROXIES", "127.0.0.1"),
         "PYTHONUNBUFFERED": "1",
     }
 

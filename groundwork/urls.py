@@ -1,12 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from groundwork import health
+from groundwork import health, second_factor
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),
+    path("staff/second-factor/", second_factor.second_factor, name="second_factor"),
     path("annotate/", include("annotate.urls")),
     path("api/annotate/", include("annotate.api.urls")),
     path("api/research/", include("collect.review.api_urls")),

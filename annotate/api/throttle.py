@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from collect.ratelimit import Limited, rate_check
+from groundwork.proxies import request_ip
 
 
 class SharedRateThrottle(BaseThrottle):
@@ -24,8 +25,9 @@ class SharedRateThrottle(BaseThrottle):
         return self.limited is None
 
     def get_ident(self, request: Request) -> str | None:
-        # Not DRF's X-Forwarded-For parsing: a client could set that header; daphne --proxy-headers does it right.
-        return request.META.get("REMOTE_ADDR") or None
+        # Not DRF's X-Forwarded-For parsing, which believes any client: the address a trusted proxy
+        # reported, or the peer's (groundwork/proxies.py).
+        return request_ip(request)
 
     def wait(self) -> float | None:
         return float(self.limited.retry_after) if self.limited is not None else None

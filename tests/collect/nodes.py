@@ -64,12 +64,14 @@ def node_env(index_dir: Path, **extra: str) -> dict[str, str]:
 
 class Node:
     """A daphne process; `proxied`: as `make run-prod` runs one behind HAProxy (groundwork.serve,
-    reading the client's address from X-Forwarded-For)."""
+    reading the client's address from the X-Forwarded-For of the proxy on 127.0.0.1 only)."""
 
     def __init__(self, env: dict[str, str], log: Path, *, proxied: bool = False) -> None:
         self.port = free_port()
         self.env, self.log = env, log
-        self.server = ["groundwork.serve", "--proxy-headers"] if proxied else ["daphne"]
+        if proxied:
+            self.env = {"GROUNDWORK_TRUSTED_PROXIES": "127.0.0.1", **env}
+        self.server = ["groundwork.serve"] if proxied else ["daphne"]
         self.process: subprocess.Popen[bytes] | None = None
 
     @property

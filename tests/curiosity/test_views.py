@@ -15,6 +15,7 @@ from collect.models import Campaign
 from tests.curiosity.conftest import CuriosityRoom
 from tests.curiosity.dialogs import dialog, md5, write_dialogs
 from tests.curiosity.factdb import write_factdb
+from tests.staff import admin_login
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +51,7 @@ def test_the_analysis_page_is_for_staff_only(client: Client, imported: Campaign)
     anonymous = client.get("/research/curiosity/")
     assert anonymous.status_code == 302 and "/admin/login/" in anonymous.url
     User.objects.create_user("ra", password="x", is_staff=True)
-    client.login(username="ra", password="x")
+    assert admin_login(client, "ra", "x").status_code == 302
     page = client.get("/research/curiosity/?campaign=imported")
     assert page.status_code == 200
     html = page.content.decode()
