@@ -1,7 +1,7 @@
-"""The errors that mean "this process lost a service under the socket" (the database or Redis), not
-a bug: each is logged as one line, without a traceback, and the socket is closed with 4500
-(close_codes.SERVICE_LOST) so that the page reconnects and resyncs. Anything else is a bug and keeps
-its traceback."""
+"""The errors that mean "this process lost a service under the socket" (the database, Redis or the
+Celery broker), not a bug: each is logged as one line, without a traceback, and the socket is
+closed with 4500 (close_codes.SERVICE_LOST) so that the page reconnects and resyncs. Anything else
+is a bug and keeps its traceback."""
 
 from __future__ import annotations
 
@@ -12,10 +12,14 @@ from typing import TypeVar
 
 import psycopg
 from django.db import InterfaceError, OperationalError
+from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import RedisError
 
 # OSError: a socket to Redis or PostgreSQL cut below the client library (ConnectionError, timeouts).
-SERVICE_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError, RedisError, OSError)
+# BrokerError: Celery's broker unreachable when a task is queued (a rerank, a knowledge retrieval).
+SERVICE_ERRORS: tuple[type[BaseException], ...] = (
+    OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError, RedisError, BrokerError, OSError,
+)
 T = TypeVar("T")
 
 
