@@ -56,7 +56,7 @@ class WaitingConsumer(GroundworkConsumer):
         sweeper_ensure()
         if await database_sync_to_async(onboarding_needed)(campaign=assignment.campaign, worker=assignment.worker):
             await self.send_error(ProtocolError("onboarding_required", "Finish the instructions and quiz first."))
-            await self.close(code=CLOSE_NOT_MEMBER)
+            await self.close(code=CLOSE_NOT_MEMBER, reason="onboarding_required")
             self.assignment_id = None
             return
         await self.channel_layer.group_add(assignment_group(assignment.pk), self.channel_name)
