@@ -14,7 +14,6 @@ from django.db import InterfaceError, OperationalError, close_old_connections
 from collect import selectors
 from collect.consumers.base import GroundworkConsumer
 from collect.consumers.db import hot_path_sync_to_async
-from collect.service_errors import SERVICE_ERRORS, logged, one_line
 from collect.errors import ProtocolError
 from collect.frames import MAX_SEQ, require_int, require_str
 from collect.groups import knowledge_event, role_group, room_group
@@ -24,6 +23,7 @@ from collect.lifecycle.heartbeats import heartbeats
 from collect.modelchat import relay as modelchat_relay
 from collect.models import Assignment
 from collect.protocols import get_protocol
+from collect.service_errors import SERVICE_ERRORS, logged, one_line
 from collect.services import knowledge, panels, rooms
 from django.conf import settings
 from groundwork.channel_layer import group_send_except
