@@ -169,7 +169,9 @@ class Worker:
                     self.stats.reconnects += 1
                     self._closed(closed)
                 finally:
-                    self.socket = None
+                    socket, self.socket = self.socket, None
+                    # A page that leaves closes its socket: the server marks the member gone.
+                    await socket.close()
             await asyncio.sleep(0)
         finally:
             driver.cancel()

@@ -166,7 +166,7 @@ export class ChatRoom {
 
   _applyState(next) {
     this.state = next;
-    if (this.socket.unacked.size === 0) this.sendLocked = false;
+    if (!this.socket.pending("message")) this.sendLocked = false; // an action awaiting its ack does not hold the composer
     if (next.status === "complete" || next.status === "incomplete") {
       this.leaving = true;
       this._showScreen("ended");

@@ -95,7 +95,7 @@ export class GroundworkSocket {
     return this._sendKept({ ...frame, client_id: frame.client_id || randomId() });
   }
 
-  /** Whether an action of this type is still waiting for its ack. */
+  /** Whether a frame of this type (a message, an action) is still waiting for its ack. */
   pending(type) {
     for (const frame of this.unacked.values()) if (frame.type === type) return true;
     return false;
