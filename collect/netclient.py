@@ -154,7 +154,12 @@ class Worker:
         driver = asyncio.create_task(self._drive())
         resender = asyncio.create_task(self._resend_overdue())
         try:
+            backoff = 0.0
             while not self.done:
+                if backoff:
+                    # As static/js/socket.js after a close: a server that has lost Redis closes
+                    # every socket again at once (4500) until Redis is back.
+                    await asyncio.sleep(backoff * self.rng.uniform(0.75, 1.25))
                 self.socket = await self._connect(self.room_path)
                 try:
                     await self.socket.send(json.dumps({"type": "sync", "after": self.last_seq}))
@@ -163,11 +168,14 @@ class Worker:
                     async for raw in self.socket:
                         for frame in unbundled(json.loads(raw)):
                             self._on_frame(frame)
+                            if frame["type"] == "message":
+                                backoff = 0.0  # the room is flowing again
                         if self.done:
                             break
                 except websockets.ConnectionClosed as closed:
                     self.stats.reconnects += 1
                     self._closed(closed)
+                    backoff = min(2.0, max(0.1, backoff * 2))
                 finally:
                     socket, self.socket = self.socket, None
                     # A page that leaves closes its socket: the server marks the member gone.

@@ -15,6 +15,7 @@ import json
 import logging
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -55,8 +56,19 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
     closing = False  # this side has sent its close
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def send_unless_closed(message: dict[str, Any]) -> None:
+            # A frame racing the socket's close (a group event that came after this side closed
+            # with 4500, or after the page went) is dropped: the page resyncs when it is back.
+            # daphne would raise it out of the consumer and log a traceback.
+            if message["type"] == "websocket.send" and (self.closing or self.client_gone):
+                return
+            try:
+                await send(message)
+            except Disconnected:
+                self.client_gone = True
+
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, send_unless_closed)
         except SERVICE_ERRORS as error:
             # Raised by a handler outside receive() (join, a group event, disconnect) or by the
             # channel layer's receive loop (Redis went away): the consumer's loop has ended.
