@@ -289,7 +289,11 @@ def test_dropped_database_connections_lose_nothing(nodes: list[Node]) -> None:
     cut: list[int] = []
 
     async def drop_connections() -> None:
-        cut.append(await asyncio.to_thread(terminate_backends, database))
+        # A burst of cuts over a second or so, so that some land inside a transaction, a
+        # retrieval or a presence write rather than only on idle connections.
+        for _ in range(6):
+            cut.append(await asyncio.to_thread(terminate_backends, database))
+            await asyncio.sleep(rng.uniform(0.05, 0.3))
 
     run_trials(3, nodes, rng, drop_connections, name="drop database connections")
     assert sum(cut) >= 3  # connections the servers held were really cut
