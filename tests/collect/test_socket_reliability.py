@@ -219,3 +219,26 @@ async def _close_of(communicator) -> dict:
 @database_sync_to_async
 def _connected(assignment: Assignment) -> bool:
     return Assignment.objects.get(pk=assignment.pk).connected
+
+
+async def test_a_lost_database_while_joining_the_waiting_room_closes_with_4500_and_one_log_line(campaign, monkeypatch, caplog) -> None:
+    from collect.services import matchmaking
+    from tests.collect.conftest import session_cookie
+
+    @database_sync_to_async
+    def enter():
+        worker = matchmaking.worker_get_or_create(platform="inhouse", external_id="alice")
+        return matchmaking.assignment_start(campaign=campaign, worker=worker), session_cookie(worker)
+
+    assignment, cookie = await enter()
+
+    def lost(**kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(matchmaking, "waiting_seen", lost)
+    caplog.set_level(logging.INFO)
+    waiting = await connect(f"/ws/wait/{assignment.pk}/", cookie)
+    closed = await _close_of(waiting)
+    assert closed["code"] == close_codes.SERVICE_LOST and closed["reason"] == "service_lost"
+    assert [r for r in caplog.records if r.exc_info] == []
+    assert any("WaitingConsumer" in r.getMessage() and "service lost" in r.getMessage() for r in caplog.records)
