@@ -245,6 +245,26 @@ class Message(models.Model):
         return f"{self.room_id}#{self.seq} {self.role}: {self.text[:40]}"
 
 
+class ActionReceipt(models.Model):
+    """A room action (topic choice, end, rating, like...) applied for a member's client_id: the
+    page resends an action until it is acknowledged, and a resend finds its receipt and is
+    acknowledged without being applied again (a like taken back since must not come back)."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="action_receipts")
+    sender = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="action_receipts")
+    client_id = models.CharField(max_length=64)
+    kind = models.CharField(max_length=32, help_text="The frame type that was applied")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["room", "sender", "client_id"], name="action_receipt_idempotent_client_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.room_id} {self.kind} {self.client_id}"
+
+
 class CuriosityDialog(models.Model):
     """A Curiosity room's own state (Rodriguez et al., 2020), or an imported Curiosity dialog.
 

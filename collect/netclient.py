@@ -1,6 +1,8 @@
 """A scripted Wizard of Wikipedia worker over the network, doing what the pages do: join by link,
 wait on the waiting socket (asking for its status every few seconds), then chat on the room
-socket — reconnect with backoff, `sync` from the last seq seen, resend what was not acked. Used by
+socket — reconnect with backoff, `sync` from the last seq seen, resend what was not acked (messages,
+and the actions choose_topic and rate, each with a client_id), ask again (`sync`) for a knowledge
+panel that is late, and record how each connection was closed. Used by
 the multi-process fault tests and by bench/chat_load.py; it needs `websockets`, not Django's settings.
 
 A `Node` list stands for the servers: a page that loses its connection retries the same node and
@@ -13,6 +15,7 @@ import json
 import random
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,6 +25,10 @@ import websockets
 from collect.frames import unbundled
 
 STATUS_EVERY_S = 5.0
+# As static/js/socket.js and knowledge.js: an unacknowledged frame is resent after RESEND_S on an
+# open socket, and a knowledge panel this late is asked for again with a `sync`.
+RESEND_S = 5.0
+KNOWLEDGE_OVERDUE_S = 2.5
 
 
 @dataclass
@@ -38,6 +45,9 @@ class Stats:
     # moment it was their turn; and how many turns that knowledge did not come in time.
     knowledge_wait_ms: list[float] = field(default_factory=list)
     knowledge_missed: int = 0
+    # How the server closed this worker's connections (close code → count; 1006: cut without one).
+    closes: Counter[int] = field(default_factory=Counter)
+    knowledge_resyncs: int = 0  # `sync`s sent because a panel was late
 
 
 # client_id → monotonic send time, shared by the workers of one process (for delivery latency).
@@ -81,6 +91,7 @@ class Worker:
         self.acked_seq = 0  # the seq of this worker's last acknowledged message
         self.acted: tuple[str, int] | None = None  # (status, last_seq) of the last choose_topic/rate sent
         self.unacked: dict[str, dict[str, Any]] = {}
+        self.actions: dict[str, dict[str, Any]] = {}  # client_id → action frame not yet acked
         self.changed = asyncio.Event()
         self.done = False
         self.paused = False  # a paused worker sends no more messages (the bench's drain)
@@ -125,8 +136,9 @@ class Worker:
                         break
                     if frame["type"] == "timeout":
                         raise RuntimeError(f"{self.name}: no partner in time")
-            except websockets.ConnectionClosed:
+            except websockets.ConnectionClosed as closed:
                 self.stats.reconnects += 1
+                self._closed(closed)
             finally:
                 asker.cancel()
                 await socket.close()
@@ -140,26 +152,49 @@ class Worker:
     async def chat(self) -> None:
         """Run the dialogue to its end (status complete/incomplete), reconnecting as often as needed."""
         driver = asyncio.create_task(self._drive())
+        resender = asyncio.create_task(self._resend_overdue())
         try:
+            backoff = 0.0
             while not self.done:
+                if backoff:
+                    # As static/js/socket.js after a close: a server that has lost Redis closes
+                    # every socket again at once (4500) until Redis is back.
+                    await asyncio.sleep(backoff * self.rng.uniform(0.75, 1.25))
                 self.socket = await self._connect(self.room_path)
-                self.acted = None  # what was sent on a lost connection may never have arrived
                 try:
                     await self.socket.send(json.dumps({"type": "sync", "after": self.last_seq}))
-                    for frame in list(self.unacked.values()):
+                    for frame in [*self.unacked.values(), *self.actions.values()]:
                         await self.socket.send(json.dumps(frame))
                     async for raw in self.socket:
                         for frame in unbundled(json.loads(raw)):
                             self._on_frame(frame)
+                            if frame["type"] == "message":
+                                backoff = 0.0  # the room is flowing again
                         if self.done:
                             break
-                except websockets.ConnectionClosed:
+                except websockets.ConnectionClosed as closed:
                     self.stats.reconnects += 1
+                    self._closed(closed)
+                    backoff = min(2.0, max(0.1, backoff * 2))
                 finally:
-                    self.socket = None
+                    socket, self.socket = self.socket, None
+                    # A page that leaves closes its socket: the server marks the member gone.
+                    await socket.close()
             await asyncio.sleep(0)
         finally:
             driver.cancel()
+            resender.cancel()
+
+    def _closed(self, closed: websockets.ConnectionClosed) -> None:
+        self.stats.closes[closed.rcvd.code if closed.rcvd is not None else 1006] += 1
+
+    async def _resend_overdue(self) -> None:
+        """Every RESEND_S, what is still unacknowledged goes again on the open socket: its first
+        copy or its ack may have died with a server process (the server applies it once)."""
+        while True:
+            await asyncio.sleep(RESEND_S)
+            for frame in [*self.unacked.values(), *self.actions.values()]:
+                await self._send(frame)
 
     def _on_frame(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]
@@ -171,6 +206,8 @@ class Worker:
             if frame["role"] != self.role and self.stats.received[seq] == 1 and frame["client_id"] in SENT_AT:
                 self.stats.delivery_ms.append((now - SENT_AT[frame["client_id"]]) * 1000)
             self._acked(frame["client_id"], seq, now)
+        elif kind == "ack" and "action" in frame:
+            self.actions.pop(frame["client_id"], None)
         elif kind == "ack":
             self._acked(frame["client_id"], frame["seq"], now)
         elif kind == "state":
@@ -181,6 +218,8 @@ class Worker:
             self.stats.errors.append(frame["code"])
             if frame.get("client_id") in self.unacked:
                 del self.unacked[frame["client_id"]]  # refused: the driver writes it again
+            if self.actions.pop(frame.get("client_id"), None) is not None:
+                self.acted = None  # refused: the driver decides again
         # Over once the room has ended and this page has every message: a page that reconnects
         # after the end gets the ended state on connecting, before its sync's catch-up.
         self.done = self.state.get("status") in ("complete", "incomplete") and self.last_seq >= self.state.get("last_seq", 0)
@@ -212,19 +251,25 @@ class Worker:
 
     async def _step(self) -> None:
         state = self.state
-        if self.paused or not state or self.unacked or state.get("last_seq", 0) > self.last_seq:
+        if self.paused or not state or self.unacked or self.actions or state.get("last_seq", 0) > self.last_seq:
             return
         if state.get("last_seq", 0) < self.acked_seq:
             return  # the state after this worker's own last message is still on its way
         moment = (state["status"], state.get("last_seq", 0))
         if state["status"] == "choosing_topic" and state.get("persona") and self.acted != moment:
             self.acted = moment
-            await self._send({"type": "choose_topic", "topic": state["persona"]["topics"][0]})
+            await self._act({"type": "choose_topic", "topic": state["persona"]["topics"][0]})
         elif state["status"] == "rating" and self.role == "apprentice" and self.acted != moment:
             self.acted = moment
-            await self._send({"type": "rate", "rating": 5})
+            await self._act({"type": "rate", "rating": 5})
         elif state["status"] == "chatting" and state["your_turn"]:
             await self._say(state["last_seq"])
+
+    async def _act(self, frame: dict[str, Any]) -> None:
+        """An action, kept and resent (after a reconnect, and every RESEND_S) until its ack."""
+        frame = {**frame, "client_id": uuid.uuid4().hex}
+        self.actions[frame["client_id"]] = frame
+        await self._send(frame)
 
     async def _say(self, seq: int) -> None:
         frame: dict[str, Any] = {"type": "message", "client_id": uuid.uuid4().hex, "text": ""}
@@ -250,12 +295,18 @@ class Worker:
         for their last message has arrived (waited for), else the topic passage."""
         began = time.monotonic()
         deadline = began + self.knowledge_wait_s
+        ask_at = began + KNOWLEDGE_OVERDUE_S
         while self.knowledge.get("after_seq") != seq and time.monotonic() < deadline and not self.done:
+            if time.monotonic() >= ask_at:
+                # Late: its retrieval or its delivery may have been lost; the server redoes or resends it.
+                ask_at = time.monotonic() + KNOWLEDGE_OVERDUE_S
+                self.stats.knowledge_resyncs += 1
+                await self._send({"type": "sync", "after": self.last_seq})
             self.changed.clear()
             try:
-                await asyncio.wait_for(self.changed.wait(), max(0.01, deadline - time.monotonic()))
+                await asyncio.wait_for(self.changed.wait(), max(0.01, min(deadline, ask_at) - time.monotonic()))
             except asyncio.TimeoutError:
-                break
+                continue
         arrived = self.knowledge.get("after_seq") == seq
         if arrived:
             self.stats.knowledge_wait_ms.append((time.monotonic() - began) * 1000)

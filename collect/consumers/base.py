@@ -2,24 +2,29 @@
 
 A frame never crashes the socket: a refused one gets an `error` frame, and anything a handler did
 not expect is logged and answered with `server_error`, so the connection stays open and
-`disconnect()` still runs when it closes (a crashed consumer skips it and leaks presence)."""
+`disconnect()` still runs when it closes (a crashed consumer skips it and leaks presence).
+
+A lost database or Redis (collect/service_errors.py), wherever it strikes — connect, join, a frame, a
+group event, the channel layer's receive loop, disconnect — is logged as one line and the socket is
+closed with 4500, never left to daphne, which would log a traceback and close with 1011; the
+consumer's own cleanup (disconnect()) then still runs, as far as the services allow."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
-from django.db import Error as DatabaseError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from collect.consumers import close_codes
 from collect.errors import ProtocolError
 from collect.frames import frame_text, parse_frame
 from collect.ratelimit import Limited, RateLimiter, arate_check
+from collect.service_errors import SERVICE_ERRORS, one_line
 
 # Close codes: collect/consumers/close_codes.py (4000–4499 final, 4500–4999 reconnect).
 CLOSE_NOT_MEMBER = close_codes.NOT_MEMBER
@@ -28,8 +33,17 @@ CLOSE_TRY_LATER = close_codes.TRY_LATER
 # The server lost its database or channel layer under this socket: its group membership or its
 # connection may be gone, so the page reconnects and resyncs.
 CLOSE_SERVICE_RESTART = close_codes.SERVICE_LOST
-INFRASTRUCTURE_ERRORS = (DatabaseError, RedisConnectionError, RedisTimeoutError, ConnectionError)
+INFRASTRUCTURE_ERRORS = SERVICE_ERRORS
 log = logging.getLogger(__name__)
+
+
+def frame_type(text: str | None) -> str:
+    """For a log line: the frame's type, if it parses (the frame itself may hold a worker's words)."""
+    try:
+        kind = json.loads(text or "").get("type")
+    except (ValueError, AttributeError):
+        return "?"
+    return kind if isinstance(kind, str) and len(kind) <= 32 else "?"
 
 
 def scope_ip(scope: dict[str, Any]) -> str | None:
@@ -38,13 +52,55 @@ def scope_ip(scope: dict[str, Any]) -> str | None:
 
 
 class GroundworkConsumer(AsyncJsonWebsocketConsumer):
+    client_gone = False  # the page closed the socket (websocket.disconnect came)
+    closing = False  # this side has sent its close
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def send_unless_closed(message: dict[str, Any]) -> None:
+            # A frame racing the socket's close (a group event that came after this side closed
+            # with 4500, or after the page went) is dropped: the page resyncs when it is back.
+            # daphne would raise it out of the consumer and log a traceback.
+            if message["type"] == "websocket.send" and (self.closing or self.client_gone):
+                return
+            try:
+                await send(message)
+            except Disconnected:
+                self.client_gone = True
+
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, send_unless_closed)
+        except SERVICE_ERRORS as error:
+            # Raised by a handler outside receive() (join, a group event, disconnect) or by the
+            # channel layer's receive loop (Redis went away): the consumer's loop has ended.
+            await self.service_lost(error, where="socket")
+            if not self.client_gone:
+                await self.cleanup_after_loss()
         finally:
             # However the socket ends: closed, or its instance cancelled by daphne, which then
             # runs no disconnect().
             self.released()
+
+    async def service_lost(self, error: BaseException, *, where: str) -> None:
+        """One log line, and the page told to reconnect (4500) unless it has already gone."""
+        log.warning("%s %s: service lost, closing with %s: %s", type(self).__name__, where, CLOSE_SERVICE_RESTART, one_line(error))
+        if not self.client_gone and not self.closing:
+            await self.close(code=CLOSE_SERVICE_RESTART, reason=close_codes.REASONS[CLOSE_SERVICE_RESTART])
+
+    async def cleanup_after_loss(self) -> None:
+        """What disconnect() would have done, as far as the services now allow (each step of a
+        disconnect() skips what it cannot reach; the sweep and the next sync make up the rest)."""
+        try:
+            await self.disconnect(CLOSE_SERVICE_RESTART)
+        except SERVICE_ERRORS as error:
+            log.warning("%s cleanup: service lost: %s", type(self).__name__, one_line(error))
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        self.closing = True
+        await super().close(code=code, reason=reason)
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        self.client_gone = True
+        await super().websocket_disconnect(message)
 
     def released(self) -> None:
         """What this socket holds in the process, let go when it ends (overridden)."""
@@ -92,9 +148,8 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
             await self.handle(frame)
         except ProtocolError as error:
             await self.send_error(error, client_id=client_id)
-        except INFRASTRUCTURE_ERRORS:
-            log.exception("%s: lost the database or the channel layer; closing so the page reconnects", type(self).__name__)
-            await self.close(code=CLOSE_SERVICE_RESTART, reason=close_codes.REASONS[CLOSE_SERVICE_RESTART])
+        except SERVICE_ERRORS as error:
+            await self.service_lost(error, where=f"frame {frame_type(text_data)}")
         except Exception:
             log.exception("%s: a frame raised; answered server_error, the socket stays open", type(self).__name__)
             error = ProtocolError("server_error", "The server could not handle this frame; nothing was changed. Try again.")

@@ -9,7 +9,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
-from django.db import close_old_connections
+from django.db import InterfaceError, OperationalError, close_old_connections
 
 from collect import selectors
 from collect.consumers.base import GroundworkConsumer
@@ -23,6 +23,7 @@ from collect.lifecycle.heartbeats import heartbeats
 from collect.modelchat import relay as modelchat_relay
 from collect.models import Assignment
 from collect.protocols import get_protocol
+from collect.service_errors import SERVICE_ERRORS, logged, one_line
 from collect.services import knowledge, panels, rooms
 from django.conf import settings
 from groundwork.channel_layer import group_send_except
@@ -34,16 +35,31 @@ log = logging.getLogger(__name__)
 
 def _off_loop(func: Any) -> Any:
     """Run slow work (retrieval) in the thread pool, not on the event loop and not on the single
-    thread that serialises database_sync_to_async calls, so other rooms are not held up."""
+    thread that serialises database_sync_to_async calls, so other rooms are not held up. A call
+    that finds its connection dead (dropped by a failover) is made once more on a new one: the
+    work may run twice (retrieval stores its result once; an action with a client_id is applied
+    once), and a retrieval lost to a dropped connection would leave the wizard's panel stale."""
 
     def call(**kwargs: Any) -> Any:
         close_old_connections()
         try:
-            return func(**kwargs)
+            try:
+                return func(**kwargs)
+            except (OperationalError, InterfaceError):
+                close_old_connections()
+                return func(**kwargs)
         finally:
             close_old_connections()
 
     return sync_to_async(call, thread_sensitive=False)
+
+
+def optional_client_id(frame: dict[str, Any]) -> str | None:
+    """An action's client_id: optional (pages from before it was sent still work, without the
+    resend guarantee), but when present it must be 1–64 characters, as a message's."""
+    if "client_id" not in frame:
+        return None
+    return require_str(frame, "client_id", max_chars=64)
 
 
 # One thread hop per step of the message path: each helper does all the database work of its step.
@@ -84,6 +100,7 @@ class RoomConsumer(GroundworkConsumer):
     base = 0
     synced = False
     stamped = False  # counted in this process's heartbeats
+    joined = False  # marked connected in the database
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -105,6 +122,7 @@ class RoomConsumer(GroundworkConsumer):
         # Presence is heartbeat timestamps in the database; the sweep (any process) ends the room
         # when a member stays away past the grace period or stalls past the turn timeout.
         await database_sync_to_async(presence.member_connected)(assignment_id=self.member.pk, socket=self.channel_name)
+        self.joined = True  # from here on, disconnect() has presence to undo
         heartbeats.opened(self.member.pk)
         self.stamped = True
         sweeper_ensure()
@@ -118,13 +136,20 @@ class RoomConsumer(GroundworkConsumer):
             self.stamped = False
 
     async def disconnect(self, code: int) -> None:
-        if self.member is None:
+        if self.member is None or not self.joined:
             return
-        await self.channel_layer.group_discard(room_group(self.room_id), self.channel_name)
-        await self.channel_layer.group_discard(role_group(self.room_id, self.role), self.channel_name)
-        still = await database_sync_to_async(presence.member_disconnected)(assignment_id=self.member.pk, socket=self.channel_name)
-        if not still:
-            await self.broadcast({"type": "room.presence", "role": self.role, "connected": False})
+        self.joined = False
+        # Presence first: it is what the sweep and the partner's page go by, and it is in the
+        # database, which may be reachable while Redis is not (a Redis restart must not leave
+        # `connected` true). Each step that cannot reach its service is skipped with one log line:
+        # Redis forgets group members whose process is gone, and the sweep ages a missed stamp.
+        still = await logged(log, "presence", database_sync_to_async(presence.member_disconnected)(
+            assignment_id=self.member.pk, socket=self.channel_name
+        ))
+        await logged(log, "group_discard", self.channel_layer.group_discard(room_group(self.room_id), self.channel_name))
+        await logged(log, "group_discard", self.channel_layer.group_discard(role_group(self.room_id, self.role), self.channel_name))
+        if still is False:
+            await logged(log, "presence broadcast", self.broadcast({"type": "room.presence", "role": self.role, "connected": False}))
 
     # --- inbound frames
     async def handle(self, frame: dict[str, Any]) -> None:
@@ -161,6 +186,9 @@ class RoomConsumer(GroundworkConsumer):
         this socket was already sent (a broadcast that overtook the sync) are not sent twice."""
         self.base = max(self.base, after)
         events, snapshot, frame = await _catch_up(self.room_id, self.base, self.role)
+        # A page cannot have seqs the room has not reached (a stale or bad `after`): counting them
+        # as sent would hide the next messages, the page's own acknowledgements among them.
+        self.base = min(self.base, snapshot["last_seq"])
         for event in events:
             if event["seq"] not in self.sent:
                 await self.send_json(event)
@@ -180,23 +208,51 @@ class RoomConsumer(GroundworkConsumer):
         """A protocol's own frame (e.g. WoW's choose_topic). Off the event loop: it may retrieve."""
         if self.protocol.action(frame["type"]) is None:
             raise ProtocolError("bad_frame", f"Unknown frame type {frame['type']!r}.")
-        effect = await _off_loop(rooms.room_act)(room_id=self.room_id, assignment=self.member, name=frame["type"], frame=frame)
+        client_id = optional_client_id(frame)
+        effect = await _off_loop(rooms.room_act)(
+            room_id=self.room_id, assignment=self.member, name=frame["type"], frame=frame, client_id=client_id
+        )
+        await self.acknowledge(frame, client_id)
+        if effect.repeated:
+            await self.repeat_broadcasts()
+            return
         if effect.state:
             await self.broadcast_state()
         await self.broadcast_knowledge(effect.knowledge)
 
+    async def acknowledge(self, frame: dict[str, Any], client_id: str | None) -> None:
+        """An action is acknowledged once it has committed (or was found applied before): the page
+        resends it until then. Old pages send no client_id and get no ack."""
+        if client_id is not None:
+            await self.send_json({"type": "ack", "client_id": client_id, "action": frame["type"]})
+
+    async def repeat_broadcasts(self) -> None:
+        """A resent action had been applied: what its first attempt broadcast may have died with a
+        process or Redis. Every member gets the room's state and their current knowledge again."""
+        await self.broadcast_state()
+        for role in self.protocol.roles:
+            frame = await database_sync_to_async(selectors.knowledge_for)(room_id=self.room_id, role=role)
+            if frame is not None:
+                await self.send_knowledge(role, frame)
+
     async def on_message(self, frame: dict[str, Any]) -> None:
         client_id = require_str(frame, "client_id", max_chars=64)
         text = require_str(frame, "text", max_chars=settings.MESSAGE_MAX_CHARS)
-        posted, snapshot, extras, needs_knowledge = await _post(
-            room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, frame=frame
-        )
+        try:
+            posted, snapshot, extras, needs_knowledge = await _post(
+                room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, frame=frame
+            )
+        except ProtocolError as error:
+            if error.code == "stale_knowledge":
+                await self.knowledge_refresh()
+            raise
         message = posted.message
         if posted.created:
             event = {"type": "room.message", "message": selectors.message_event(message), "extras": extras, "snapshot": snapshot}
             # The message itself, with the sender's client_id, is its acknowledgement: this socket
-            # sends it at once, and the room's other sockets get it through the channel layer.
-            await self.room_message(event)
+            # sends it at once, whatever the page's sync cursor said, and the room's other sockets
+            # get it through the channel layer.
+            await self.send_own(event)
             await group_send_except(self.channel_layer, room_group(self.room_id), event, skip=self.channel_name)
             if self.protocol.partner_may_be_model:
                 modelchat_relay.reply_soon(room_id=self.room_id, seq=message.seq)
@@ -213,13 +269,31 @@ class RoomConsumer(GroundworkConsumer):
             return
         await self.broadcast_knowledge(after.knowledge)
 
+    async def knowledge_refresh(self) -> None:
+        """The page checked a sentence of a panel the server no longer holds current: the panel for
+        its turn never reached it (its retrieval was lost with a database connection or a process,
+        or its broadcast with Redis). The retrieval is done now, or the current panel sent again,
+        so the page can check again at once rather than wait for the sweep or a reload."""
+        repaired = await _off_loop(knowledge.room_knowledge_repair)(room_id=self.room_id)
+        await self.broadcast_knowledge(repaired)
+        if self.role not in repaired:
+            frame = await database_sync_to_async(selectors.knowledge_for)(room_id=self.room_id, role=self.role)
+            if frame is not None:
+                await self.send_json(frame)
+
     async def on_end(self, frame: dict[str, Any]) -> None:
-        await database_sync_to_async(rooms.chat_end)(room_id=self.room_id, assignment=self.member)
-        await self.broadcast_state()
+        client_id = optional_client_id(frame)
+        applied = await database_sync_to_async(rooms.chat_end)(room_id=self.room_id, assignment=self.member, client_id=client_id)
+        await self.acknowledge(frame, client_id)
+        await (self.broadcast_state() if applied else self.repeat_broadcasts())
 
     async def on_rate(self, frame: dict[str, Any]) -> None:
-        await database_sync_to_async(rooms.rating_submit)(room_id=self.room_id, assignment=self.member, frame=frame)
-        await self.broadcast_state()
+        client_id = optional_client_id(frame)
+        applied = await database_sync_to_async(rooms.rating_submit)(
+            room_id=self.room_id, assignment=self.member, frame=frame, client_id=client_id
+        )
+        await self.acknowledge(frame, client_id)
+        await (self.broadcast_state() if applied else self.repeat_broadcasts())
 
     async def on_ping(self, frame: dict[str, Any]) -> None:
         # A client's own liveness check; presence comes from the open socket (lifecycle.heartbeats).
@@ -256,7 +330,14 @@ class RoomConsumer(GroundworkConsumer):
                 task.add_done_callback(self.reranks.discard)
 
     async def rerank(self, role: str, frame: dict[str, Any]) -> None:
-        """In this process (the embedded mode), on the rerank thread."""
+        """In this process (the embedded mode), on the rerank thread. A task of its own: a lost
+        service is one log line here (the TF-IDF panel stays), not an unretrieved task exception."""
+        try:
+            await self._rerank(role, frame)
+        except SERVICE_ERRORS as error:
+            log.warning("room %s: rerank skipped, service lost: %s", self.room_id, one_line(error))
+
+    async def _rerank(self, role: str, frame: dict[str, Any]) -> None:
         context = await database_sync_to_async(selectors.dialogue_context)(
             room_id=self.room_id, after_seq=frame["after_seq"]
         )
@@ -277,6 +358,17 @@ class RoomConsumer(GroundworkConsumer):
         if snapshot is None:
             snapshot = await database_sync_to_async(selectors.room_snapshot)(self.room_id)
         await self.send_json(selectors.state_for(snapshot, role=self.role, partner_connected=self.partner_online))
+
+    async def send_own(self, event: dict[str, Any]) -> None:
+        """The sender's own new message, its acknowledgement: sent whatever this socket's cursor
+        (`base`) says, since a page's `sync` may name a seq beyond the room's last one."""
+        seq = event["message"]["seq"]
+        if seq in self.sent:
+            await self.send_json({"type": "ack", "client_id": event["message"]["client_id"], "seq": seq})
+            return
+        state = selectors.state_for(event["snapshot"], role=self.role, partner_connected=self.partner_online)
+        await self.send_json({**event["message"], **event["extras"].get(self.role, {}), "state": state})
+        self.sent.add(seq)
 
     # --- group events (handler names follow the event type)
     async def room_message(self, event: dict[str, Any]) -> None:

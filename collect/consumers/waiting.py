@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -12,10 +13,13 @@ from django.utils import timezone
 from collect.errors import ProtocolError
 from collect.models import Assignment, AssignmentStatus
 from collect.consumers.base import CLOSE_NOT_MEMBER, GroundworkConsumer
+from collect.service_errors import SERVICE_ERRORS, logged
 from collect.lifecycle.onboarding import onboarding_needed
 from collect.lifecycle.background import sweeper_ensure
 from collect.groups import assignment_group
 from collect.services import matchmaking
+
+log = logging.getLogger(__name__)
 
 
 @database_sync_to_async
@@ -58,7 +62,7 @@ class WaitingConsumer(GroundworkConsumer):
         sweeper_ensure()
         if await database_sync_to_async(onboarding_needed)(campaign=assignment.campaign, worker=assignment.worker):
             await self.send_error(ProtocolError("onboarding_required", "Finish the instructions and quiz first."))
-            await self.close(code=CLOSE_NOT_MEMBER)
+            await self.close(code=CLOSE_NOT_MEMBER, reason="onboarding_required")
             self.assignment_id = None
             return
         await self.channel_layer.group_add(assignment_group(assignment.pk), self.channel_name)
@@ -81,7 +85,13 @@ class WaitingConsumer(GroundworkConsumer):
 
     async def expire_after(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))
-        if await database_sync_to_async(matchmaking.waiting_expire)(assignment_id=self.assignment_id):
+        try:
+            expired = await database_sync_to_async(matchmaking.waiting_expire)(assignment_id=self.assignment_id)
+        except SERVICE_ERRORS as error:
+            # A task of its own: a lost database is one line and a reconnect (the page asks again).
+            await self.service_lost(error, where="wait timer")
+            return
+        if expired:
             await self.send_timeout()
 
     async def send_timeout(self) -> None:
@@ -138,5 +148,9 @@ class WaitingConsumer(GroundworkConsumer):
         if self.timer:
             self.timer.cancel()
         if self.assignment_id is not None:
-            await self.channel_layer.group_discard(assignment_group(self.assignment_id), self.channel_name)
-            await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=self.assignment_id, connected=False)
+            # Each step that cannot reach its service is skipped with one log line (the sweep ages
+            # a wait nobody stamps; Redis forgets the members of a process that is gone).
+            await logged(log, "waiting_seen", database_sync_to_async(matchmaking.waiting_seen)(
+                assignment_id=self.assignment_id, connected=False
+            ))
+            await logged(log, "group_discard", self.channel_layer.group_discard(assignment_group(self.assignment_id), self.channel_name))

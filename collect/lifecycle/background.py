@@ -9,6 +9,7 @@ import logging
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from collect.service_errors import SERVICE_ERRORS, one_line
 from collect.lifecycle.notify import sweep_notify
 from collect.lifecycle.sweep import sweep_run
 
@@ -38,6 +39,8 @@ async def _sweep_forever() -> None:
         started = loop.time()
         try:
             await sweep_notify(await database_sync_to_async(sweep_run)())
+        except SERVICE_ERRORS as error:  # a lost database or Redis: the next sweep tries again
+            log.warning("lifecycle sweep skipped, service lost: %s", one_line(error))
         except Exception:  # a failed sweep is logged; the next one tries again
             log.exception("lifecycle sweep failed")
         await asyncio.sleep(max(0.0, settings.SWEEP_SECONDS - (loop.time() - started)))

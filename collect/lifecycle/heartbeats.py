@@ -16,6 +16,7 @@ from collections import Counter
 
 from channels.db import database_sync_to_async
 
+from collect.service_errors import SERVICE_ERRORS, one_line
 from collect.lifecycle import presence
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,9 @@ class Heartbeats:
                 return
             try:
                 await database_sync_to_async(presence.members_seen)(assignment_ids=members)
-            except Exception:  # a missed stamp ages the members by seconds; the next one stamps them
+            except SERVICE_ERRORS as error:  # a missed stamp ages the members by seconds; the next one stamps them
+                log.warning("could not stamp %d members' heartbeats, service lost: %s", len(members), one_line(error))
+            except Exception:
                 log.exception("could not stamp %d members' heartbeats", len(members))
 
 

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from collect.groups import room_group
+from collect.service_errors import SERVICE_ERRORS, one_line
 from collect.modelchat.turns import model_reply_owed, model_turn_after, model_turn_take, room_model_arm
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,8 @@ async def _reply(room_id: str, seq: int) -> None:
         if event is not None:
             await get_channel_layer().group_send(room_group(room_id), event)
             await sync_to_async(_after, thread_sensitive=False)(room_id, event["message"]["seq"])
+    except SERVICE_ERRORS as error:  # the evaluator's page resyncs, which asks again (reply_if_owed)
+        log.warning("room %s: the model's reply to #%d skipped, service lost: %s", room_id, seq, one_line(error))
     except Exception:  # noqa: BLE001 - logged; the evaluator can resend after a sync
         log.exception("room %s: the model's reply to #%d failed", room_id, seq)
 
@@ -77,6 +80,9 @@ def reply_if_owed(*, room_id: str) -> None:
 async def _reply_if_owed(room_id: str) -> None:
     try:
         seq = await database_sync_to_async(model_reply_owed)(room_id=room_id)
+    except SERVICE_ERRORS as error:
+        log.warning("room %s: could not check for a missing model reply, service lost: %s", room_id, one_line(error))
+        return
     except Exception:  # noqa: BLE001
         log.exception("room %s: could not check for a missing model reply", room_id)
         return

@@ -17,6 +17,7 @@ class Effect:
 
     state: bool = True
     knowledge: dict[str, dict[str, Any]] = field(default_factory=dict)  # role → knowledge frame
+    repeated: bool = False  # a resend of an action applied before: nothing changed
 
 
 class Protocol:

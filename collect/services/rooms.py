@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from collect.errors import ProtocolError
 from collect.lifecycle.outcomes import room_outcomes_set
-from collect.models import Assignment, Campaign, Message, Room, RoomStatus
+from collect.models import ActionReceipt, Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.protocols.base import Effect
 from collect.recent import RECENT, ROOM_ID, recent_messages
@@ -39,16 +39,31 @@ def _locked_room(room_id: Any) -> Room:
     return Room.objects.select_for_update(of=("self",)).select_related("campaign").defer("knowledge_reranked").get(pk=room_id)
 
 
-def room_act(*, room_id: Any, assignment: Assignment, name: str, frame: dict[str, Any]) -> Effect:
-    """A protocol's own action (WoW's topic choice, Curiosity's likes...), in one transaction."""
+def room_act(*, room_id: Any, assignment: Assignment, name: str, frame: dict[str, Any], client_id: str | None = None) -> Effect:
+    """A protocol's own action (WoW's topic choice, Curiosity's likes...), in one transaction. With
+    a client_id, once: a resend of an applied action changes nothing (Effect.repeated)."""
     with transaction.atomic():
         room = _locked_room(room_id)
         action = get_protocol(room.campaign.protocol).action(name)
         if action is None:
             raise ProtocolError("bad_frame", f"Unknown frame type {name!r}.")
+        if _receipt_found(room, assignment, client_id):
+            return Effect(state=False, repeated=True)
         effect = action(room=room, assignment=assignment, frame=frame)
         _active(room)
+        _receipt_save(room, assignment, client_id, name)
         return effect
+
+
+def _receipt_found(room: Room, assignment: Assignment, client_id: str | None) -> bool:
+    """Whether this member's action `client_id` was applied before. Read under the room's lock, so
+    two copies of one action in flight (a resend racing the first) cannot both be applied."""
+    return client_id is not None and ActionReceipt.objects.filter(room=room, sender=assignment, client_id=client_id).exists()
+
+
+def _receipt_save(room: Room, assignment: Assignment, client_id: str | None, kind: str) -> None:
+    if client_id is not None:
+        ActionReceipt.objects.create(room=room, sender=assignment, client_id=client_id, kind=kind)
 
 
 def _active(room: Room) -> None:
@@ -173,9 +188,12 @@ def _end(room: Room, *, status: str, reason: str) -> None:
     room.save(update_fields=["status", "end_reason", "ended", "activity_at"])
 
 
-def chat_end(*, room_id: Any, assignment: Assignment) -> Room:
+def chat_end(*, room_id: Any, assignment: Assignment, client_id: str | None = None) -> bool:
+    """End the chat (→ rating); False when `client_id` was applied before (a resend: nothing changes)."""
     with transaction.atomic():
         room = _locked_room(room_id)
+        if _receipt_found(room, assignment, client_id):
+            return False
         if room.status != RoomStatus.CHATTING:
             raise ProtocolError("wrong_state", "The chat is not open.")
         if min(_turns(room).values()) < room.turns_required:
@@ -184,12 +202,16 @@ def chat_end(*, room_id: Any, assignment: Assignment) -> Room:
             )
         get_protocol(room.campaign.protocol).end_check(room=room, assignment=assignment)
         _end(room, status=RoomStatus.RATING, reason=f"ended by the {assignment.role}")
-    return room
+        _receipt_save(room, assignment, client_id, "end")
+    return True
 
 
-def rating_submit(*, room_id: Any, assignment: Assignment, frame: dict[str, Any]) -> Room:
+def rating_submit(*, room_id: Any, assignment: Assignment, frame: dict[str, Any], client_id: str | None = None) -> bool:
+    """Store one member's end-of-chat form; False when `client_id` was applied before (a resend)."""
     with transaction.atomic():
         room = _locked_room(room_id)
+        if _receipt_found(room, assignment, client_id):
+            return False
         protocol = get_protocol(room.campaign.protocol)
         if assignment.role not in protocol.rating_roles:
             raise ProtocolError("not_allowed", f"The {assignment.role} has no rating form in this chat.")
@@ -201,4 +223,5 @@ def rating_submit(*, room_id: Any, assignment: Assignment, frame: dict[str, Any]
             room.status = RoomStatus.COMPLETE
             room.save(update_fields=["status"])
             room_outcomes_set(room=room, outcomes={})  # everyone: completed
-    return room
+        _receipt_save(room, assignment, client_id, "rate")
+    return True

@@ -31,7 +31,9 @@
 // Every hook is optional. The page must have chat_base.html's element ids. `chat.state` is the
 // latest state frame, `chat.socket` the GroundworkSocket, `chat.els` the common elements,
 // `chat.bySeq` the stored messages' bubbles by seq, `chat.send(frame)` sends a frame now (false
-// when not connected), `chat.updateComposer()` refreshes the send button and hint after a protocol
+// when not connected), `chat.sendAction(frame)` sends a state-changing frame with a client_id and
+// resends it until acknowledged (true when it went out now; else it goes once reconnected),
+// `chat.updateComposer()` refreshes the send button and hint after a protocol
 // changed what sendBlocker() says.
 
 import { GroundworkSocket } from "./socket.js";
@@ -113,6 +115,10 @@ export class ChatRoom {
     return this.socket.send(frame);
   }
 
+  sendAction(frame) {
+    return this.socket.sendAction(frame);
+  }
+
   _hook(name, ...args) {
     const hook = this.hooks[name];
     return typeof hook === "function" ? hook(...args) : undefined;
@@ -160,7 +166,7 @@ export class ChatRoom {
 
   _applyState(next) {
     this.state = next;
-    if (this.socket.unacked.size === 0) this.sendLocked = false;
+    if (!this.socket.pending("message")) this.sendLocked = false; // an action awaiting its ack does not hold the composer
     if (next.status === "complete" || next.status === "incomplete") {
       this.leaving = true;
       this._showScreen("ended");
@@ -457,8 +463,9 @@ export class ChatRoom {
       if (els.input.value.trim()) setNotice(els.composerError, "");
     });
     els.end.addEventListener("click", () => {
-      if (this.send({ type: "end" })) els.end.disabled = true;
-      else setNotice(els.composerError, NOT_CONNECTED);
+      // Kept and resent until acknowledged: a click while reconnecting goes out once connected.
+      if (!this.socket.pending("end")) this.sendAction({ type: "end" });
+      els.end.disabled = true;
     });
     if (els.ratingForm) {
       els.ratingForm.addEventListener("submit", (event) => {
@@ -477,10 +484,9 @@ export class ChatRoom {
       return;
     }
     setNotice(els.ratingError, "");
-    if (!this.send(frame)) {
-      setNotice(els.ratingError, NOT_CONNECTED);
-      return;
-    }
+    // Kept and resent until acknowledged (a rating lost with a server process would leave the
+    // room waiting in `rating`); sent once the socket is back if it is down now.
+    this.sendAction(frame);
     this.rated = true;
     els.ratingSubmit.disabled = true;
     if (els.ratingWait) {

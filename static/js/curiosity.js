@@ -2,12 +2,13 @@
 // prior-knowledge form, the user's aspects and likes or the assistant's fact bank beside the chat,
 // and both ratings. The socket, transcript, composer and screens are chat.js's.
 
-import { ChatRoom, NOT_CONNECTED, pickedRating } from "./chat.js";
+import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("room");
 const isUser = root.dataset.role === "user";
+const FACTS_OVERDUE_MS = 2500;
 
 const els = {
   prepareTopics: Array.from(root.querySelectorAll(".prepare-topic")),
@@ -164,8 +165,9 @@ function sendLike(li) {
   const seq = Number(li.dataset.seq);
   if (!Number.isInteger(seq)) return;
   const liked = li.dataset.liked !== "true";
-  if (chat.send({ type: "like", seq, liked })) li.querySelector(".like-button").disabled = true;
-  else setNotice(chat.els.composerError, NOT_CONNECTED);
+  // Resent until acknowledged; the `liked` frame that follows enables the button again.
+  chat.sendAction({ type: "like", seq, liked });
+  li.querySelector(".like-button").disabled = true;
 }
 
 // --- the chat -----------------------------------------------------------------------------------
@@ -232,14 +234,15 @@ if (els.knownForm) {
     event.preventDefault();
     const entities = Array.from(els.entityOptions.querySelectorAll("input:checked"), (i) => i.value);
     setNotice(els.knownError, "");
-    if (chat.send({ type: "mark_known", entities })) els.knownSubmit.disabled = true;
-    else setNotice(els.knownError, NOT_CONNECTED);
+    chat.sendAction({ type: "mark_known", entities });
+    els.knownSubmit.disabled = true;
   });
 }
 if (els.switchAspect) {
   els.switchAspect.addEventListener("click", () => {
     setNotice(els.aspectError, "");
-    if (chat.send({ type: "switch_aspect", aspect: els.switchAspect.dataset.aspect })) els.switchAspect.disabled = true;
+    chat.sendAction({ type: "switch_aspect", aspect: els.switchAspect.dataset.aspect });
+    els.switchAspect.disabled = true;
   });
 }
 if (!isUser) {
@@ -250,6 +253,23 @@ if (!isUser) {
       setNotice(chat.els.composerError, "Pasting is turned off: please write the message in your own words.");
     });
   }
+}
+
+if (!isUser) {
+  // The facts for this turn are late: their retrieval or their delivery may have been lost with a
+  // server process or connection. A sync has the server redo or resend them.
+  let behindSince = null;
+  setInterval(() => {
+    if (!chat.isChatting || bankIsCurrent()) {
+      behindSince = null;
+      return;
+    }
+    behindSince ??= performance.now();
+    if (performance.now() - behindSince >= FACTS_OVERDUE_MS) {
+      behindSince = performance.now();
+      chat.socket.resync();
+    }
+  }, 500);
 }
 
 chat.start();

@@ -7,12 +7,17 @@ const SOURCE_ORDER = { chosen: 0, partner: 1, self: 2 };
 const SOURCE_LABEL = { chosen: "Topic", partner: "Partner's message", self: "Your last message" };
 const GROUP_NAME = "checked-sentence";
 const STALE_GIVE_UP_MS = 10000;
+// A panel this late is asked for again (opts.onOverdue: the page sends a `sync`), every so often
+// until it comes or the panel gives up waiting.
+const OVERDUE_MS = 2500;
 
 export class KnowledgePanel {
   /** @param {HTMLElement} panel  the <aside> from room.html (holds #no-sentence and #knowledge-articles)
    *  @param {string} [storageKey]  sessionStorage key keeping the ticked sentence across a reload */
-  constructor(panel, storageKey = null) {
+  constructor(panel, storageKey = null, { onOverdue = () => {} } = {}) {
     this.storageKey = storageKey;
+    this.onOverdue = onOverdue;
+    this.overdueTimer = null;
     this.panel = panel;
     this.articles = panel.querySelector("#knowledge-articles");
     this.noSentence = panel.querySelector("#no-sentence");
@@ -72,12 +77,17 @@ export class KnowledgePanel {
     this._setStale(true);
     clearTimeout(this.staleTimer);
     this.staleTimer = setTimeout(() => this._setStale(false), STALE_GIVE_UP_MS);
+    clearInterval(this.overdueTimer);
+    this.overdueTimer = setInterval(() => {
+      if (this.waitingFor !== null) this.onOverdue();
+    }, OVERDUE_MS);
   }
 
   _setStale(stale) {
     if (!stale) {
       this.waitingFor = null;
       clearTimeout(this.staleTimer);
+      clearInterval(this.overdueTimer);
     }
     this.panel.classList.toggle("knowledge-stale", stale);
     this.updating.hidden = !stale;

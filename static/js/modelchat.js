@@ -2,7 +2,7 @@
 // evaluator picks a topic, chats, labels each partner message with problems or an explicit
 // "None", and answers the campaign's final questions (docs/human-evaluation.md).
 
-import { ChatRoom, NOT_CONNECTED, pickedRating } from "./chat.js";
+import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
@@ -49,7 +49,7 @@ function renderTopics(s) {
     ...s.persona.topics.map((topic) =>
       h("button", {
         type: "button", class: "button topic-option", "data-testid": "topic-option", dataset: { topic }, text: topic,
-        on: { click: () => setNotice($("topic-error"), chat.send({ type: "choose_topic", topic }) ? "" : NOT_CONNECTED) },
+        on: { click: () => setNotice($("topic-error"), chat.sendAction({ type: "choose_topic", topic }) ? "" : "Reconnecting — your choice will be sent.") },
       }),
     ),
   );
@@ -72,8 +72,9 @@ function onLabel(box, seq, changed) {
   if (changed.checked) for (const input of inputs) if ((input.value === "none") !== (changed.value === "none")) input.checked = false;
   const picked = inputs.filter((input) => input.checked).map((input) => input.value);
   if (!picked.length) return;
-  if (chat.send({ type: "label", seq, problems: picked })) pending.set(String(seq), picked.slice().sort().join(","));
-  else setNotice(chat.els.composerError, NOT_CONNECTED);
+  // Resent until acknowledged (and applied once), like every state-changing frame.
+  chat.sendAction({ type: "label", seq, problems: picked });
+  pending.set(String(seq), picked.slice().sort().join(","));
 }
 
 function syncLabels() {

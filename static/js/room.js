@@ -2,14 +2,20 @@
 // choice, the chat with the wizard's knowledge panel, the apprentice's rating. The socket, the
 // transcript, the composer and the screens are chat.js's; this adds what is Wizard of Wikipedia's.
 
-import { ChatRoom, NOT_CONNECTED, pickedRating } from "./chat.js";
+import { ChatRoom, pickedRating } from "./chat.js";
 import { KnowledgePanel } from "./knowledge.js";
 import { h, setNotice } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 const role = $("room").dataset.role;
 const knowledge =
-  role === "wizard" ? new KnowledgePanel($("knowledge-panel"), `groundwork:tick:${$("room").dataset.roomId}:${role}`) : null;
+  role === "wizard"
+    ? new KnowledgePanel($("knowledge-panel"), `groundwork:tick:${$("room").dataset.roomId}:${role}`, {
+        // The panel for the partner's last turn is late: its retrieval (or its delivery) may have
+        // been lost with a server process or connection; a sync has the server redo or resend it.
+        onOverdue: () => chat.socket.resync(),
+      })
+    : null;
 
 const topicEls = {
   chooser: $("topic-chooser"),
@@ -46,10 +52,8 @@ function renderTopicChoice(s) {
 
 function chooseTopic(topic) {
   setNotice(topicEls.error, "");
-  if (!chat.send({ type: "choose_topic", topic })) {
-    setNotice(topicEls.error, NOT_CONNECTED);
-    return;
-  }
+  // Resent until acknowledged; while reconnecting it goes out once the socket is back.
+  if (!chat.sendAction({ type: "choose_topic", topic })) setNotice(topicEls.error, "Reconnecting — your choice will be sent.");
   for (const button of topicEls.options.children) button.disabled = true;
 }
 

@@ -8,16 +8,24 @@
 // - Sends no heartbeat frames: the server pings a quiet connection at the websocket level, which the
 //   browser answers by itself (even for a background tab), and counts an open socket as present.
 // - With `sync: true` (room socket): remembers the highest message seq seen, sends
-//   {"type":"sync","after":seq} after every (re)connect, and resends messages that were never
-//   acknowledged (by their own `message` frame coming back, or an `ack`) with the same client_id —
-//   the server stores a resend once and acks it with the same seq.
+//   {"type":"sync","after":seq} after every (re)connect, and resends every state-changing frame
+//   (messages and actions: choose_topic, end, rate, like...) that was never acknowledged (a message
+//   by its own `message` frame coming back or an `ack`, an action by an `ack`) with the same
+//   client_id, after a reconnect and every RESEND_MS while the socket stays open — the server
+//   applies a resend once and acks it again. A refusal (`error` with the client_id) ends the
+//   resends, except for the passing ones (server_error, rate_limited).
 
-import { socketUrl } from "./dom.js";
+import { randomId, socketUrl } from "./dom.js";
 
 const MAX_BACKOFF_MS = 10000;
 export const CLOSE_SERVER_RESTARTING = 4503;
 export const CLOSE_TRY_LATER = 4504;
 const TRY_LATER_MS = 15000;
+// An unacknowledged frame is sent again after this long on an open socket (its first copy or its
+// ack may have been lost with a server process); the server applies it once.
+export const RESEND_MS = 5000;
+// Refusals that are not final: the frame is kept and resent.
+const PASSING_ERRORS = new Set(["server_error", "rate_limited"]);
 
 /** Whether a close code is the server's final refusal (no reconnect). */
 export function isRefusal(code) {
@@ -39,8 +47,11 @@ export class GroundworkSocket {
     this.onStatus = onStatus;
     this.sync = sync;
     this.lastSeq = 0;
-    /** client_id → message frame not yet acked, in sending order */
+    /** client_id → message or action frame not yet acked, in sending order */
     this.unacked = new Map();
+    /** client_id → when it was last sent (performance.now()) */
+    this.sentAt = new Map();
+    this.resendTimer = null;
     this.ws = null;
     this.stopped = false;
     this.attempt = 0;
@@ -57,6 +68,7 @@ export class GroundworkSocket {
   stop() {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.resendTimer);
     if (this.ws && this.ws.readyState <= WebSocket.OPEN) this.ws.close(1000);
   }
 
@@ -71,15 +83,49 @@ export class GroundworkSocket {
     return true;
   }
 
-  /** Send a chat message; it is kept and resent after a reconnect until acked or refused. */
+  /** Send a chat message; it is kept and resent until acked or refused. */
   sendMessage(frame) {
-    this.unacked.set(frame.client_id, frame);
-    this.send(frame);
+    this._sendKept(frame);
   }
 
-  /** Forget an un-acked message (e.g. the server refused it). */
+  /** Send a state-changing action (choose_topic, end, rate, like...) with a new client_id; it is
+   *  kept and resent until acked or refused. Returns whether it went out now (else it goes out
+   *  once the socket is back). */
+  sendAction(frame) {
+    return this._sendKept({ ...frame, client_id: frame.client_id || randomId() });
+  }
+
+  /** Whether a frame of this type (a message, an action) is still waiting for its ack. */
+  pending(type) {
+    for (const frame of this.unacked.values()) if (frame.type === type) return true;
+    return false;
+  }
+
+  /** Forget an un-acked frame (e.g. the server refused it). */
   forget(clientId) {
     this.unacked.delete(clientId);
+    this.sentAt.delete(clientId);
+  }
+
+  /** Ask the server again for what this page may lack (and to redo lost retrieval). */
+  resync() {
+    if (this.sync) this.send({ type: "sync", after: this.lastSeq });
+  }
+
+  _sendKept(frame) {
+    this.unacked.set(frame.client_id, frame);
+    this.sentAt.set(frame.client_id, performance.now());
+    return this.send(frame);
+  }
+
+  _resendOverdue() {
+    if (!this.isOpen) return;
+    const now = performance.now();
+    for (const [clientId, frame] of this.unacked) {
+      if (now - (this.sentAt.get(clientId) ?? 0) < RESEND_MS) continue;
+      this.sentAt.set(clientId, now);
+      this.send(frame);
+    }
   }
 
   _connect() {
@@ -99,7 +145,13 @@ export class GroundworkSocket {
       this.onStatus("open");
       if (this.sync) {
         this.send({ type: "sync", after: this.lastSeq });
-        for (const frame of this.unacked.values()) this.send(frame);
+        const now = performance.now();
+        for (const [clientId, frame] of this.unacked) {
+          this.sentAt.set(clientId, now);
+          this.send(frame);
+        }
+        clearInterval(this.resendTimer);
+        this.resendTimer = setInterval(() => this._resendOverdue(), RESEND_MS / 5);
       }
     });
     ws.addEventListener("message", (event) => {
@@ -136,9 +188,14 @@ export class GroundworkSocket {
     if (!this.sync) return;
     if (frame.type === "message" && Number.isInteger(frame.seq)) {
       this.lastSeq = Math.max(this.lastSeq, frame.seq);
-      if (frame.client_id) this.unacked.delete(frame.client_id);
+      if (frame.client_id) this.forget(frame.client_id);
     } else if (frame.type === "ack" && frame.client_id) {
-      this.unacked.delete(frame.client_id);
+      this.forget(frame.client_id);
+    } else if (frame.type === "error" && frame.client_id && this.unacked.has(frame.client_id)) {
+      // A message's refusal is the page's to handle (it gives the text back); an action's is final
+      // unless it passes.
+      const kept = this.unacked.get(frame.client_id);
+      if (kept.type !== "message" && !PASSING_ERRORS.has(frame.code)) this.forget(frame.client_id);
     }
   }
 
