@@ -12,7 +12,6 @@ control socket (var/prod/supervisor.sock).
 from __future__ import annotations
 
 import json
-import os
 import time
 import urllib.error
 import urllib.request
@@ -63,13 +62,19 @@ def stop(out: Path) -> int:
         return 2
     pid = proxy.supervisor.getPID()
     proxy.supervisor.shutdown()
-    while True:  # supervisord stops its programs (each within its stopwaitsecs), then exits
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            print("stopped")
-            return 0
+    while alive(pid):  # supervisord stops its programs (each within its stopwaitsecs), then exits
         time.sleep(0.2)
+    print("stopped")
+    return 0
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (an exited process its parent has not reaped yet does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
 
 
 def ready(host: str, port: int, *, seconds: float = READY_TIMEOUT_S) -> None:

@@ -171,7 +171,8 @@ chmod=0700
 
 [supervisord]
 nodaemon=true
-logfile=/dev/stdout
+; In the foreground supervisord writes its log to stdout by itself; a logfile would be a second copy.
+logfile=/dev/null
 logfile_maxbytes=0
 loglevel=info
 pidfile={out / 'supervisord.pid'}
