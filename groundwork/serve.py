@@ -130,6 +130,24 @@ class GroundworkServer(with_frame_limits(Server)):  # type: ignore[misc]
         self.drain.listening(port)  # to stop listening on SIGTERM
         super().listen_success(port)
 
+    # Like ws_factory above: daphne assigns its HTTP factory in run(); the drain closes the idle
+    # keep-alive connections it builds (a proxy would send new requests over them).
+    @property
+    def http_factory(self) -> Any:
+        return self.__dict__["_http_factory"]
+
+    @http_factory.setter
+    def http_factory(self, factory: Any) -> None:
+        build = factory.buildProtocol
+
+        def build_and_keep(addr: Any) -> Any:
+            channel = build(addr)
+            self.drain.channels.add(channel)
+            return channel
+
+        factory.buildProtocol = build_and_keep
+        self.__dict__["_http_factory"] = factory
+
 
 class GroundworkCommandLine(CommandLineInterface):
     server_class = GroundworkServer

@@ -3,7 +3,8 @@ restart, `supervisorctl stop`), instead of daphne's immediate stop.
 
 1. It stops listening, so that the proxy's next connection (a reconnecting page, a health check)
    goes to another process: HAProxy retries a refused connection elsewhere, and its checks take
-   this one out of rotation.
+   this one out of rotation. Idle keep-alive HTTP connections are closed, and one with a request
+   in flight closes after its response, so that the proxy sends no new request over them.
 2. It closes every open websocket with close code 4503 `server_restarting`
    (collect/consumers/close_codes.py): the page reconnects at once, through the proxy, to another
    process, and resyncs; an unacknowledged message is resent there (message_post is idempotent).
@@ -19,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import weakref
 from typing import Any
 
 from autobahn.websocket.protocol import WebSocketProtocol as AutobahnProtocol
@@ -57,8 +59,10 @@ class Drain:
     def __init__(self, server: Any, reactor: Any, *, grace_s: float) -> None:
         self.server, self.reactor, self.grace_s = server, reactor, grace_s
         self.ports: list[Any] = []  # the listening ports, kept as daphne reports them
+        self.channels: weakref.WeakSet[Any] = weakref.WeakSet()  # every HTTP connection (Twisted's HTTPChannel)
         self.started: float | None = None
         self.closed = 0
+        self.idle_closed = 0
 
     def listening(self, port: Any) -> None:
         self.ports.append(port)
@@ -79,13 +83,25 @@ class Drain:
         self.started = time.monotonic()
         for port in self.ports:
             port.stopListening()
+        for protocol in list(self.channels):
+            # Twisted wraps each HTTPChannel in a protocol that could switch it to HTTP/2.
+            channel = getattr(protocol, "_channel", protocol)
+            transport = getattr(channel, "transport", None)
+            if transport is None or getattr(transport, "protocol", protocol) is not protocol:
+                continue  # closed, or upgraded to a websocket (closed below)
+            if channel.requests:
+                channel.persistent = False  # closed once its response is written
+            else:
+                transport.loseConnection()
+                self.idle_closed += 1
         reason = REASONS[SERVER_RESTARTING]
         for protocol in list(self.server.connections):
             if isinstance(protocol, WebSocketProtocol) and protocol.state == AutobahnProtocol.STATE_OPEN:
                 protocol.sendClose(code=SERVER_RESTARTING, reason=reason)
                 self.closed += 1
-        log.warning("SIGTERM: stopped listening; closed %d websockets with %d %s; exiting when they have "
-                    "gone (at most %.0f s)", self.closed, SERVER_RESTARTING, reason, self.grace_s)
+        log.warning("SIGTERM: stopped listening; closed %d idle HTTP connections and %d websockets with %d %s; "
+                    "exiting when they have gone (at most %.0f s)", self.idle_closed, self.closed, SERVER_RESTARTING,
+                    reason, self.grace_s)
         self.check()
 
     def check(self) -> None:

@@ -109,3 +109,33 @@ def test_a_second_sigterm_stops_at_once(tmp_path: Path) -> None:
         process.wait(timeout=60)  # not the 600 s grace
     finally:
         process.kill()
+
+
+def test_an_idle_keep_alive_connection_is_closed_by_the_drain(tmp_path: Path) -> None:
+    """A proxy keeps connections to a chat process open between requests; a draining process
+    closes them at once, so that no new request goes over one, while it still waits for its
+    sockets' handlers (300 s here: the test then stops it with a second SIGTERM)."""
+    process, port = serve(tmp_path, DRAIN_DISCONNECT_S="300", GROUNDWORK_SHUTDOWN_GRACE_S="600")
+    try:
+        keep_alive = socket.create_connection(("127.0.0.1", port), timeout=30)
+        keep_alive.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        answer = b""
+        while not answer.endswith(b"0\r\n\r\n"):  # the chunked body's end
+            answer += keep_alive.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 200")
+
+        async def a_socket_open() -> None:
+            ws = await websockets.connect(f"ws://127.0.0.1:{port}/ws/", open_timeout=30)
+            process.send_signal(signal.SIGTERM)
+            assert await closes(ws) == (4503, "server_restarting")
+
+        asyncio.run(a_socket_open())
+        # Closed before the socket's close was sent, so at once; daphne itself would cut the
+        # socket's handler (and so end the drain) only after its application_close_timeout, 10 s.
+        keep_alive.settimeout(5)
+        assert keep_alive.recv(4096) == b""  # closed by the server while it drains
+        assert process.poll() is None
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+    finally:
+        process.kill()

@@ -8,8 +8,11 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import re
 import shutil
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +22,7 @@ import pytest
 
 from collect.models import Message
 from collect.netclient import Worker
-from tests.collect.supervised import Supervised, topology_env
+from tests.collect.supervised import ROOT, Supervised, topology_env
 from tests.collect.test_node_faults import check, fault_campaign, trial  # noqa: F401 - fault_campaign is a fixture
 
 pytestmark = [
@@ -82,7 +85,15 @@ def back(machine: Supervised, name: str, old: int) -> float:
 
 
 @pytest.fixture
-def machine(fault_campaign, index_dir: Path, tmp_path: Path) -> Iterator[Supervised]:
+def campaign(fault_campaign):
+    """The fault tests' campaign; a pairing that fails does so in a minute, not five."""
+    fault_campaign.wait_timeout_seconds = 60
+    fault_campaign.save()
+    return fault_campaign
+
+
+@pytest.fixture
+def machine(campaign, index_dir: Path, tmp_path: Path) -> Iterator[Supervised]:
     topology = Supervised(tmp_path, topology_env(index_dir), "--nodes", "2", "--workers", "default=1")
     topology.start("--first-node-port", str(free_ports(2)))
     try:
@@ -119,6 +130,40 @@ def test_each_process_killed_comes_back_alone_within_5_s_and_nothing_is_lost(mac
         machine.wait_ready(machine.port)
         print(f"{victim}: back in {restarted[0]:.2f} s; reconnects {[w.stats.reconnects for w in workers]}")
     assert reconnects >= 1  # the chat process's and the proxy's deaths did cut pages' sockets
+
+
+def test_a_rolling_restart_moves_every_page_and_loses_nothing(machine: Supervised) -> None:
+    """`make restart-prod` while dialogues run, one trial after another until it is done: each chat
+    process drains (its pages get 4503 and reconnect through the proxy to the other), comes back
+    and is ready before the next; then the worker and beat. Every trial's checks hold."""
+    pids = machine.wait_running()
+    restart = subprocess.Popen([sys.executable, "-m", "groundwork.topology", "restart", "--out", str(machine.out)],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    async def nothing() -> None:
+        pass
+
+    rng = random.Random(9)
+    entry = [Entry(("127.0.0.1", machine.port))]
+    number = 0
+    try:
+        while restart.poll() is None:
+            workers = asyncio.run(trial(number, entry, rng, nothing))  # type: ignore[arg-type]
+            wait_retrieved(workers)
+            check(workers)
+            number += 1
+        output = restart.stdout.read() if restart.stdout else ""
+        assert restart.wait() == 0, output
+    finally:
+        if restart.poll() is None:
+            restart.kill()
+    now = machine.wait_running()
+    assert all(now[name] != pids[name] for name in ("web1", "web2", "default", "beat")), (pids, now)
+    assert now["proxy"] == pids["proxy"] and now["alerts"] == pids["alerts"]
+    # The drains did close pages' sockets with 4503 (groundwork/shutdown.py logs how many).
+    closed = [int(n) for n in re.findall(r"closed (\d+) websockets with 4503", machine.log.read_text(errors="replace"))]
+    assert len(closed) == 2 and sum(closed) >= 1, (closed, output)
+    print(f"{number} trials during the restart; drains closed {closed} sockets\n{output}")
 
 
 def test_a_second_machine_behind_the_proxy_can_die_whole_and_nothing_is_lost(fault_campaign, index_dir: Path, tmp_path: Path) -> None:
