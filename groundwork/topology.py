@@ -146,7 +146,9 @@ def programs(*, roles: list[str], node_ports: list[int], chat_host: str, out: Pa
         # SIGTERM is HAProxy's hard stop (SIGUSR1 would wait for every websocket to end).
         found.append(Program("proxy", "proxy", [haproxy, "-db", "-f", str(out / "haproxy.cfg")], startsecs=2, priority=150))
     if "workers" in roles:
-        # A warm shutdown finishes the tasks in hand (they are acks_late: a killed one is redelivered).
+        # SIGTERM goes to the worker's main process alone (stopasgroup=false): its warm shutdown lets
+        # the pool processes finish the tasks in hand; SIGTERM to them too would lose those tasks.
+        # Past stopwaitsecs, the SIGKILL goes to the whole group (killasgroup).
         found += [Program(queue, "workers", worker_command(queue, concurrency), stopwaitsecs=60, priority=200)
                   for queue, concurrency in workers]
     if "beat" in roles:
@@ -207,7 +209,7 @@ startsecs={program.startsecs}
 startretries={STARTRETRIES}
 stopsignal=TERM
 stopwaitsecs={program.stopwaitsecs}
-stopasgroup=true
+stopasgroup=false
 killasgroup=true
 {to_stdout}""")
     return "\n".join(sections)

@@ -51,6 +51,9 @@ def test_supervisord_reads_the_generated_config(tmp_path: Path) -> None:
     # Celery's %h reaches the worker as written (supervisord would expand a bare %).
     assert "-n default@%h" in processes["default"].command
     assert all(config.autorestart for config in processes.values())
+    # A worker's SIGTERM reaches its main process alone (a warm shutdown finishes the pool's tasks);
+    # only the SIGKILL after stopwaitsecs goes to its pool processes too.
+    assert not processes["default"].stopasgroup and processes["default"].killasgroup
     # A chat process's drain (groundwork/shutdown.py) ends before supervisord's SIGKILL.
     assert processes["web1"].stopwaitsecs > 10 and processes["web1"].stopsignal == 15
     assert options.serverurl == f"unix://{out / 'supervisor.sock'}"
