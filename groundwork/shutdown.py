@@ -10,7 +10,9 @@ restart, `supervisorctl stop`), instead of daphne's immediate stop.
    process, and resyncs; an unacknowledged message is resent there (message_post is idempotent).
 3. It waits until every socket is closed and every application instance (a consumer's disconnect
    handler, an HTTP request in flight) has finished, or GROUNDWORK_SHUTDOWN_GRACE_S (default 10 s)
-   have passed, and then stops daphne's reactor, which cancels whatever is still running.
+   have passed, and then stops daphne's reactor, which cancels whatever is still running. (daphne
+   itself cancels a socket's handler still running 10 s after its socket closed: its
+   application_close_timeout.)
 
 A second SIGTERM, or SIGINT, stops at once. The supervisor's stopwaitsecs must be longer than the
 grace (groundwork/topology.py)."""
