@@ -161,7 +161,7 @@ def test_a_rolling_restart_moves_every_page_and_loses_nothing(machine: Supervise
     assert all(now[name] != pids[name] for name in ("web1", "web2", "default", "beat")), (pids, now)
     assert now["proxy"] == pids["proxy"] and now["alerts"] == pids["alerts"]
     # The drains did close pages' sockets with 4503 (groundwork/shutdown.py logs how many).
-    closed = [int(n) for n in re.findall(r"closed (\d+) websockets with 4503", machine.log.read_text(errors="replace"))]
+    closed = [int(n) for n in re.findall(r"and (\d+) websockets with 4503", machine.log.read_text(errors="replace"))]
     assert len(closed) == 2 and sum(closed) >= 1, (closed, output)
     print(f"{number} trials during the restart; drains closed {closed} sockets\n{output}")
 
