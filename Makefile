@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVICE_VARS := DATABASE_URL REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
 
-.PHONY: run run-prod haproxy test install install-dev chromium migrate demo bench clean
+.PHONY: run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean
 
 $(BIN)/python:
 	@echo "First run: creating .venv and installing the dependencies (torch included); this takes a few minutes."
@@ -41,10 +41,14 @@ run: demo
 	@$(BIN)/python manage.py print_links --base http://$(HOST):$(PORT)
 	$(BIN)/python -m groundwork.serve -b $(HOST) -p $(PORT) groundwork.asgi:application
 
-# The production topology on this machine (docs/deployment.md): NODES daphne processes behind
-# HAProxy on PROD_PORT, Celery workers and beat, against DATABASE_URL and REDIS_URL.
+# The production topology on this machine (docs/deployment.md), under supervisord in the
+# foreground: NODES daphne processes behind HAProxy on PROD_PORT, Celery workers and beat, against
+# DATABASE_URL and REDIS_URL. ROLES picks what runs here (chat,workers,beat,proxy: all by default);
+# CHAT_HOST and CHAT_UPSTREAMS (environment) place chat processes on more machines.
 NODES ?= 2
 PROD_PORT ?= 8080
+ROLES ?= chat,workers,beat,proxy
+PROD_OUT ?= var/prod
 
 haproxy:
 	@command -v haproxy >/dev/null 2>&1 || { \
@@ -53,7 +57,18 @@ haproxy:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq haproxy >/dev/null; }
 
 run-prod: install haproxy
-	$(BIN)/python -m groundwork.topology --nodes $(NODES) --port $(PROD_PORT)
+	$(BIN)/python -m groundwork.topology run --nodes $(NODES) --port $(PROD_PORT) --roles $(ROLES) --out $(PROD_OUT)
+
+# Every program's state (exits non-zero while any is not RUNNING), a clean stop of everything, and a
+# rolling restart (chat processes one at a time, each ready again before the next; then the workers).
+status-prod:
+	@$(BIN)/python -m groundwork.topology status --out $(PROD_OUT)
+
+stop-prod:
+	$(BIN)/python -m groundwork.topology stop --out $(PROD_OUT)
+
+restart-prod:
+	$(BIN)/python -m groundwork.topology restart --out $(PROD_OUT)
 
 # Pass 1: the embedded default (SQLite, in-memory layer, in-process tasks), whatever the environment.
 # Pass 2: the same tests on PostgreSQL + Redis, when DATABASE_URL / REDIS_URL are set (as .ci/run does).

@@ -17,6 +17,10 @@ Here the default interval is PING_INTERVAL_S: a page gone for good is closed wit
 chatting page, which sends its messages, is seldom pinged at all. A proxy in front must keep a
 quiet websocket longer than that (HAProxy's `timeout tunnel` in `make run-prod`).
 
+SIGTERM drains the process instead of stopping it at once (groundwork/shutdown.py): it stops
+listening, closes every websocket with close code 4503 `server_restarting` so that the pages
+reconnect elsewhere, and exits once they have gone or GROUNDWORK_SHUTDOWN_GRACE_S have passed.
+
 The application is imported before the server runs; the garbage collector is then told to leave
 what it loaded alone (groundwork.gc_tuning). Everything else is daphne's own command line."""
 
@@ -29,7 +33,7 @@ from daphne.cli import CommandLineInterface
 from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
 
-from groundwork import gc_tuning
+from groundwork import gc_tuning, shutdown
 
 # Past this many times the limit, a message is not worth reading to its end.
 DISCARD_FACTOR = 64
@@ -117,7 +121,32 @@ class GroundworkServer(with_frame_limits(Server)):  # type: ignore[misc]
     def run(self) -> None:
         # daphne has imported the application: what it loaded lives as long as the process.
         gc_tuning.settle()
+        from daphne.server import reactor
+
+        self.drain = shutdown.install(self, reactor)
         super().run()
+
+    def listen_success(self, port: Any) -> None:
+        self.drain.listening(port)  # to stop listening on SIGTERM
+        super().listen_success(port)
+
+    # Like ws_factory above: daphne assigns its HTTP factory in run(); the drain closes the idle
+    # keep-alive connections it builds (a proxy would send new requests over them).
+    @property
+    def http_factory(self) -> Any:
+        return self.__dict__["_http_factory"]
+
+    @http_factory.setter
+    def http_factory(self, factory: Any) -> None:
+        build = factory.buildProtocol
+
+        def build_and_keep(addr: Any) -> Any:
+            channel = build(addr)
+            self.drain.channels.add(channel)
+            return channel
+
+        factory.buildProtocol = build_and_keep
+        self.__dict__["_http_factory"] = factory
 
 
 class GroundworkCommandLine(CommandLineInterface):
