@@ -22,7 +22,9 @@ from collect.lifecycle.sweep import sweep_run
 from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import knowledge, panels, rooms
+from groundwork import metrics
 from groundwork.layer_publish import group_send
+from groundwork.logs import log_context
 from retrieval.rerank import passages_rank
 from retrieval.services import IndexNotBuilt
 
@@ -61,12 +63,15 @@ def _message_knowledge(message_id: int) -> int:
         log.error("message %s: %s", message_id, error)
         return 0
     reranks = get_protocol(after.protocol).reranks_knowledge
-    for role, frame in after.knowledge.items():
-        if frame is None:
-            continue
-        _publish(after.room_id, role, frame)
-        if reranks and frame.get("type") == "knowledge" and frame["passages"]:
-            knowledge.rerank_dispatch(room_id=after.room_id, role=role, frame=frame)
+    with log_context(room=after.room_id):
+        for role, frame in after.knowledge.items():
+            if frame is None:
+                continue
+            _publish(after.room_id, role, frame)
+            if reranks and frame.get("type") == "knowledge" and frame["passages"]:
+                knowledge.rerank_dispatch(room_id=after.room_id, role=role, frame=frame)
+    if any(after.knowledge.values()):
+        metrics.panel_published(protocol=after.protocol, stored_at=after.stored_at)
     return len(after.knowledge)
 
 

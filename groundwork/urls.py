@@ -1,11 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from groundwork import health
+from groundwork import health, metrics_scrape
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics_scrape.metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     path("annotate/", include("annotate.urls")),
     path("api/annotate/", include("annotate.api.urls")),

@@ -20,6 +20,7 @@ from collect.consumers import close_codes
 from collect.errors import ProtocolError
 from collect.frames import frame_text, parse_frame
 from collect.ratelimit import Limited, RateLimiter, arate_check
+from groundwork import metrics
 
 # Close codes: collect/consumers/close_codes.py (4000–4499 final, 4500–4999 reconnect).
 CLOSE_NOT_MEMBER = close_codes.NOT_MEMBER
@@ -38,6 +39,8 @@ def scope_ip(scope: dict[str, Any]) -> str | None:
 
 
 class GroundworkConsumer(AsyncJsonWebsocketConsumer):
+    counted = False  # in the open-sockets gauge
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
             await super().__call__(scope, receive, send)
@@ -45,6 +48,8 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
             # However the socket ends: closed, or its instance cancelled by daphne, which then
             # runs no disconnect().
             self.released()
+            if self.counted:
+                metrics.socket_closed(metrics.socket_kind(self))
 
     def released(self) -> None:
         """What this socket holds in the process, let go when it ends (overridden)."""
@@ -52,6 +57,8 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.limiter = RateLimiter(settings.WS_RATE_PER_10S, 10.0)
         await self.accept()
+        metrics.socket_opened(metrics.socket_kind(self))
+        self.counted = True
         session = self.scope.get("session")
         self.worker_id: int | None = session.get("worker_id") if session is not None else None
         self.ip = scope_ip(self.scope)
@@ -83,6 +90,7 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
         client_id = None
         try:
             if not self.limiter.allow():
+                metrics.RATE_LIMITED.labels("frames", "connection").inc()
                 raise ProtocolError("rate_limited", f"Too many frames: at most {settings.WS_RATE_PER_10S} per 10 s on one connection; slow down.")
             limited: Limited | None = await arate_check("frames", worker=self.worker_id, ip=self.ip)
             if limited is not None:
