@@ -13,11 +13,17 @@ campaign) or the broker (queue depths) is read at scrape time instead, never on 
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime
 
 from django.utils import timezone
-from prometheus_client import Counter, Gauge, Histogram
+
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    # A process started before the directory was made would fail on its first metric.
+    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
+from prometheus_client import Counter, Gauge, Histogram  # noqa: E402 - after the directory exists
 
 # Seconds. The chat's own steps (an ack, a delivery) take milliseconds; a wizard's panel, a
 # rerank or a model's reply can take seconds.

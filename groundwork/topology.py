@@ -119,6 +119,8 @@ def environment(*, out: Path) -> dict[str, str]:
         # Retrieval and reranking on the Celery workers, never in the chat processes.
         "GROUNDWORK_KNOWLEDGE_MODE": os.environ.get("GROUNDWORK_KNOWLEDGE_MODE", "celery"),
         "GROUNDWORK_RERANK_MODE": os.environ.get("GROUNDWORK_RERANK_MODE", "celery"),
+        # Every process records its metrics here; a scrape of any chat process adds them up (emptied at start).
+        "PROMETHEUS_MULTIPROC_DIR": str(out / "metrics"),
         "PYTHONUNBUFFERED": "1",
     }
 
@@ -148,6 +150,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.write_only:
         return
     child_env = {**os.environ, **env}
+    # Values a previous run's processes left would be added to this run's.
+    shutil.rmtree(env["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
+    Path(env["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True)
     manage = [str(BIN / "python"), str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "--noinput"], env=child_env, cwd=ROOT, check=True)
     if not args.no_demo:
