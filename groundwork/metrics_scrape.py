@@ -72,13 +72,11 @@ class DatabaseCollector:
     """Rooms by status and assignment outcomes by campaign, counted in the database at scrape."""
 
     def collect(self) -> Iterator[Metric]:
-        from django.db import close_old_connections
         from django.db.models import Count
 
         from collect.models import Assignment, Room, RoomStatus
 
         try:
-            close_old_connections()
             rooms = dict(Room.objects.order_by().values("status").annotate(n=Count("pk")).values_list("status", "n"))
             outcomes = list(
                 Assignment.objects.exclude(outcome="").order_by().values("campaign__slug", "outcome")
