@@ -157,3 +157,9 @@ async def test_a_chat_sockets_lines_name_its_room_and_assignment(campaign, monke
     assert error["code"] == "server_error"
     [raised] = [r for r in records if "a frame raised" in r.getMessage()]
     assert raised.room == str(paired.room.id) and raised.assignment == paired.wizard.assignment.pk
+
+
+def test_an_unknown_log_format_stops_the_process() -> None:
+    done = _run("import django; django.setup()", GROUNDWORK_LOG_FORMAT="xml")
+    assert done.returncode != 0
+    assert "GROUNDWORK_LOG_FORMAT='xml' must be text or json" in done.stderr
