@@ -7,6 +7,7 @@ not expect is logged and answered with `server_error`, so the connection stays o
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -40,6 +41,7 @@ def scope_ip(scope: dict[str, Any]) -> str | None:
 
 class GroundworkConsumer(AsyncJsonWebsocketConsumer):
     counted = False  # in the open-sockets gauge
+    received_at = 0.0  # time.time() when the frame being handled came in
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
@@ -87,6 +89,7 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=CLOSE_NOT_MEMBER, reason=close_codes.REASONS[CLOSE_NOT_MEMBER])
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        self.received_at = time.time()  # a handler's latency metrics count from here
         client_id = None
         try:
             if not self.limiter.allow():

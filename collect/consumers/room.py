@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -190,7 +189,7 @@ class RoomConsumer(GroundworkConsumer):
         await self.broadcast_knowledge(effect.knowledge)
 
     async def on_message(self, frame: dict[str, Any]) -> None:
-        received = time.time()
+        received = self.received_at
         client_id = require_str(frame, "client_id", max_chars=64)
         text = require_str(frame, "text", max_chars=settings.MESSAGE_MAX_CHARS)
         posted, snapshot, extras, needs_knowledge = await _post(

@@ -57,7 +57,7 @@ def test_a_join_through_a_live_server_leaves_no_signature_in_its_logs(campaign: 
 async def _open_waiting_socket(port: int, assignment_id: int, cookie: bytes):
     socket = await websockets.connect(
         f"ws://127.0.0.1:{port}/ws/wait/{assignment_id}/", origin="http://127.0.0.1", additional_headers={"Cookie": cookie.decode()},
-        open_timeout=30,
+        open_timeout=30, close_timeout=2,
     )
     frame = json.loads(await asyncio.wait_for(socket.recv(), 30))
     assert frame["type"] == "waiting", frame
