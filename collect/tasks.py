@@ -78,6 +78,11 @@ def _message_knowledge(message_id: int) -> int:
 @shared_task(ignore_result=True)
 def knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     """Reorder one knowledge panel with the configured ranker and publish it as knowledge.reranked."""
+    with log_context(room=room_id):
+        _knowledge_rerank(room_id, role, frame)
+
+
+def _knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     context = selectors.dialogue_context(room_id=room_id, after_seq=frame["after_seq"])
     if context is None:
         return  # the chat has moved past this panel
