@@ -5,7 +5,8 @@ A scrape answers with
 - what every process recorded (groundwork/metrics.py): added up over the processes from
   PROMETHEUS_MULTIPROC_DIR when it is set, else this process's own registry;
 - what is read now: rooms by status and assignment outcomes by campaign from the database, and the
-  depth of each Celery queue from the broker (a Redis broker: LLEN of the queue's lists).
+  depth of each Celery queue from the broker (Redis: LLEN of the queue's lists; RabbitMQ: the
+  queue's message count).
 
 A source that cannot be read (the database or the broker down) is left out of that scrape and
 `groundwork_scrape_source_up{source=...}` says 0, so the rest still comes back."""
@@ -120,31 +121,62 @@ def _broker_client(url: str) -> Any:
 
 
 class QueueCollector:
-    """Tasks waiting in each Celery queue, read from a Redis broker at scrape (one pipelined round
-    trip). Nothing without a broker (the embedded mode runs tasks in-process) or with another kind."""
+    """Tasks waiting in each Celery queue, read from the broker at scrape: a Redis broker in one
+    pipelined round trip (LLEN of each queue's lists), RabbitMQ by a passive declare of each queue
+    (its message count). Nothing without a broker (the embedded mode runs tasks in-process)."""
 
     def collect(self) -> Iterator[Metric]:
         url = settings.CELERY_BROKER_URL
-        if settings.CELERY_TASK_ALWAYS_EAGER or not url or not url.startswith(("redis://", "rediss://", "unix://")):
+        if settings.CELERY_TASK_ALWAYS_EAGER or not url:
             return
         queues = celery_queues()
+        if url.startswith(("redis://", "rediss://")):
+            read = _redis_depths
+        elif url.startswith(("amqp://", "amqps://", "pyamqp://")):
+            read = _amqp_depths
+        else:
+            return
         try:
-            pipe = _broker_client(url).pipeline(transaction=False)
-            for queue in queues:
-                pipe.llen(queue)
-                for step in KOMBU_PRIORITY_STEPS:
-                    pipe.llen(f"{queue}{KOMBU_PRIORITY_SEPARATOR}{step}")
-            lengths = pipe.execute()
+            depths = read(url, queues)
         except Exception as error:  # noqa: BLE001 - a scrape without the broker still has the rest
             log.warning("metrics: the broker could not be read: %r", error)
             yield _up("broker", False)
             return
         family = GaugeMetricFamily("groundwork_celery_queue_length", "Tasks waiting in each Celery queue, read from the broker at scrape.", labels=["queue"])
-        per_queue = 1 + len(KOMBU_PRIORITY_STEPS)
-        for i, queue in enumerate(queues):
-            family.add_metric([queue], float(sum(lengths[i * per_queue : (i + 1) * per_queue])))
+        for queue, depth in zip(queues, depths):
+            family.add_metric([queue], float(depth))
         yield family
         yield _up("broker", True)
+
+
+def _redis_depths(url: str, queues: list[str]) -> list[int]:
+    pipe = _broker_client(url).pipeline(transaction=False)
+    for queue in queues:
+        pipe.llen(queue)
+        for step in KOMBU_PRIORITY_STEPS:
+            pipe.llen(f"{queue}{KOMBU_PRIORITY_SEPARATOR}{step}")
+    lengths = pipe.execute()
+    per_queue = 1 + len(KOMBU_PRIORITY_STEPS)
+    return [sum(lengths[i * per_queue : (i + 1) * per_queue]) for i in range(len(queues))]
+
+
+def _amqp_depths(url: str, queues: list[str]) -> list[int]:
+    from kombu import Connection
+
+    depths = []
+    with Connection(url, connect_timeout=BROKER_TIMEOUT_S) as connection:
+        for queue in queues:
+            channel = connection.channel()
+            try:
+                depths.append(channel.queue_declare(queue=queue, passive=True).message_count)
+            except connection.channel_errors:
+                depths.append(0)  # not declared yet: no worker has started on it and nothing was sent
+            finally:
+                try:
+                    channel.close()
+                except Exception:  # noqa: BLE001 - the broker closes a channel whose declare failed
+                    pass
+    return depths
 
 
 class _Sources:

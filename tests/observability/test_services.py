@@ -5,6 +5,7 @@ test's worker takes its tasks."""
 
 from __future__ import annotations
 
+import socket
 import time
 import uuid
 from pathlib import Path
@@ -34,8 +35,9 @@ def queue(settings) -> str:
     """A queue of this test's own, among the ones the scrape reads."""
     name = f"metrics-test-{uuid.uuid4().hex[:8]}"
     settings.CELERY_TASK_ROUTES = {**settings.CELERY_TASK_ROUTES, "tests.metrics.nothing": {"queue": name}}
+    url = settings.CELERY_BROKER_URL  # a test may point the setting at another broker
     yield name
-    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    broker = redis.Redis.from_url(url)
     broker.delete(name, *(f"{name}{KOMBU_PRIORITY_SEPARATOR}{step}" for step in KOMBU_PRIORITY_STEPS))
 
 
@@ -90,3 +92,41 @@ def test_a_workers_panels_are_in_a_chat_processs_scrape(campaign, index_dir: Pat
     assert value(samples, "groundwork_knowledge_panel_seconds_count", protocol="wow") == 1
     assert value(samples, "groundwork_retrieval_seconds_count") == 2
     assert value(samples, "groundwork_knowledge_panel_seconds_sum") > 0
+
+
+RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"
+
+
+def _rabbitmq_listens() -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", 5672), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _rabbitmq_listens(), reason="needs RabbitMQ on 127.0.0.1:5672")
+def test_queue_depths_are_read_from_a_rabbitmq_broker(settings, client: Client, queue: str) -> None:
+    from kombu import Connection, Exchange, Producer
+    from kombu import Queue as KombuQueue
+
+    settings.CELERY_BROKER_URL = RABBITMQ
+    with Connection(RABBITMQ, connect_timeout=5) as connection:
+        declared = KombuQueue(queue, Exchange(queue, type="direct"), routing_key=queue, durable=False)
+        producer = Producer(connection.channel(), exchange=declared.exchange, routing_key=queue)
+        declared(connection.default_channel).declare()
+        try:
+            for _ in range(3):
+                producer.publish({"task": "nothing"}, declare=[declared])
+            deadline = time.monotonic() + 10
+            while True:  # the broker counts a publish once it has routed it
+                samples = parse(client.get("/metrics").content.decode())
+                if value(samples, "groundwork_celery_queue_length", queue=queue) == 3 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
+        finally:
+            declared(connection.default_channel).delete()
+    assert value(samples, "groundwork_celery_queue_length", queue=queue) == 3
+    assert value(samples, "groundwork_scrape_source_up", source="broker") == 1
+    # The topology's queues are listed even where the broker has not seen them yet.
+    assert {"default", "rerank", "index", "models"} <= {s.labels["queue"] for s in samples if s.name == "groundwork_celery_queue_length"}
