@@ -24,6 +24,8 @@ from typing import Any
 
 from django.conf import settings
 
+from groundwork import metrics
+
 log = logging.getLogger(__name__)
 KEY_PREFIX = "gw:rate:"
 LOCAL_SHARE = 0.25
@@ -82,6 +84,7 @@ def _verdict(rule: str, counters: list[tuple[str, str, int, int]], counts: list[
     for (key, who, limit, window), count in zip(counters, counts):
         if count > limit:
             retry = max(1, int(window - now % window + 0.999))
+            metrics.RATE_LIMITED.labels(rule, who).inc()
             return Limited(rule=rule, who=who, limit=limit, window=window, retry_after=retry)
     return None
 

@@ -22,7 +22,9 @@ from collect.lifecycle.sweep import sweep_run
 from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import knowledge, panels, rooms
+from groundwork import metrics
 from groundwork.layer_publish import group_send
+from groundwork.logs import log_context
 from retrieval.rerank import passages_rank
 from retrieval.services import IndexNotBuilt
 
@@ -61,18 +63,26 @@ def _message_knowledge(message_id: int) -> int:
         log.error("message %s: %s", message_id, error)
         return 0
     reranks = get_protocol(after.protocol).reranks_knowledge
-    for role, frame in after.knowledge.items():
-        if frame is None:
-            continue
-        _publish(after.room_id, role, frame)
-        if reranks and frame.get("type") == "knowledge" and frame["passages"]:
-            knowledge.rerank_dispatch(room_id=after.room_id, role=role, frame=frame)
+    with log_context(room=after.room_id):
+        for role, frame in after.knowledge.items():
+            if frame is None:
+                continue
+            _publish(after.room_id, role, frame)
+            if reranks and frame.get("type") == "knowledge" and frame["passages"]:
+                knowledge.rerank_dispatch(room_id=after.room_id, role=role, frame=frame)
+    if any(after.knowledge.values()):
+        metrics.panel_published(protocol=after.protocol, stored_at=after.stored_at)
     return len(after.knowledge)
 
 
 @shared_task(ignore_result=True)
 def knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     """Reorder one knowledge panel with the configured ranker and publish it as knowledge.reranked."""
+    with log_context(room=room_id):
+        _knowledge_rerank(room_id, role, frame)
+
+
+def _knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     context = selectors.dialogue_context(room_id=room_id, after_seq=frame["after_seq"])
     if context is None:
         return  # the chat has moved past this panel

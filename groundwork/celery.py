@@ -4,7 +4,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, worker_process_init
+from celery.signals import setup_logging, task_postrun, task_prerun, worker_process_init
 from django.db import close_old_connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "groundwork.settings")
@@ -12,6 +12,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "groundwork.settings")
 app = Celery("groundwork")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@setup_logging.connect
+def _logging(**_: object) -> None:
+    # With no receiver here, Celery replaces the root logger's handlers with its own, which neither
+    # redact secrets nor write JSON: the workers log through the settings' LOGGING instead.
+    from logging.config import dictConfig
+
+    from django.conf import settings
+
+    dictConfig(settings.LOGGING)
 
 
 @worker_process_init.connect

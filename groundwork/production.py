@@ -9,8 +9,8 @@ from groundwork.env import env_bool, env_int
 # GROUNDWORK_TRUSTED_PROXIES, reduced to the value that proxy set (groundwork/proxies.py).
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("GROUNDWORK_SSL_REDIRECT", True)
-# Load balancers probe over plain HTTP, inside the private network.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+# Load balancers probe and Prometheus scrapes over plain HTTP, inside the private network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SECURE_HSTS_SECONDS = env_int("GROUNDWORK_HSTS_SECONDS", 31_536_000, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("GROUNDWORK_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("GROUNDWORK_HSTS_PRELOAD", True)

@@ -22,11 +22,18 @@ listening, closes every websocket with close code 4503 `server_restarting` so th
 reconnect elsewhere, and exits once they have gone or GROUNDWORK_SHUTDOWN_GRACE_S have passed.
 
 The application is imported before the server runs; the garbage collector is then told to leave
-what it loaded alone (groundwork.gc_tuning). Everything else is daphne's own command line."""
+what it loaded alone (groundwork.gc_tuning).
+
+The access log never holds a secret: every path it is given (a join link's `sig=`, a token in a
+query string) is redacted first (groundwork.logs.redact). With GROUNDWORK_LOG_FORMAT=json its
+lines go through logging (logger `groundwork.access`) as JSON objects like every other line, with
+the client, method, path, status, size and duration as fields. Everything else is daphne's own
+command line."""
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from daphne.cli import CommandLineInterface
@@ -34,6 +41,7 @@ from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
 
 from groundwork import gc_tuning, shutdown
+from groundwork.logs import redact
 
 # Past this many times the limit, a message is not worth reading to its end.
 DISCARD_FACTOR = 64
@@ -117,7 +125,45 @@ def with_frame_limits(server_class: type[Server]) -> type[Server]:
     return GroundworkServer
 
 
+class JsonAccessLog:
+    """daphne's action logger, writing through logging: one record per request or socket event."""
+
+    log = logging.getLogger("groundwork.access")
+
+    def __call__(self, protocol: str, action: str, details: dict[str, Any]) -> None:
+        event = ACCESS_EVENTS.get((protocol, action))
+        if event is None:
+            return
+        fields = {"client": details.get("client"), "path": details.get("path")}
+        if protocol == "http":
+            fields |= {"method": details.get("method"), "status": details.get("status"), "size": details.get("size"),
+                       "duration_ms": round(1000 * float(details.get("time_taken") or 0), 1)}
+            event = fields["method"] or event
+        self.log.info("%s %s", event, fields["path"], extra=fields)
+
+
+# What daphne's own AccessLogGenerator writes a line for, and the verb it gives each.
+ACCESS_EVENTS = {
+    ("http", "complete"): "HTTP",
+    ("websocket", "connecting"): "WSCONNECTING",
+    ("websocket", "rejected"): "WSREJECT",
+    ("websocket", "connected"): "WSCONNECT",
+    ("websocket", "disconnected"): "WSDISCONNECT",
+}
+
+
 class GroundworkServer(with_frame_limits(Server)):  # type: ignore[misc]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.action_logger is not None and _log_format() == "json":
+            self.action_logger = JsonAccessLog()
+
+    def log_action(self, protocol: str, action: str, details: dict[str, Any]) -> None:
+        # Whichever access log is configured, it is given the path with its secrets taken out.
+        if isinstance(details.get("path"), str):
+            details = {**details, "path": redact(details["path"])}
+        super().log_action(protocol, action, details)
+
     def run(self) -> None:
         # daphne has imported the application: what it loaded lives as long as the process.
         gc_tuning.settle()
@@ -147,6 +193,12 @@ class GroundworkServer(with_frame_limits(Server)):  # type: ignore[misc]
 
         factory.buildProtocol = build_and_keep
         self.__dict__["_http_factory"] = factory
+
+
+def _log_format() -> str:
+    from django.conf import settings
+
+    return str(getattr(settings, "LOG_FORMAT", "text")) if settings.configured else "text"
 
 
 class GroundworkCommandLine(CommandLineInterface):

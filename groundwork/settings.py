@@ -12,6 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from groundwork.env import env_bool, env_float, env_int, env_list, env_rates, env_str
+from groundwork.logs import logging_config
 from groundwork.proxies import networks_parse
 from groundwork.secret_key import secret_key_load
 
@@ -237,13 +238,17 @@ REST_FRAMEWORK = {
 # The OpenAPI schema and the browsable API: staff only unless this is set.
 API_DOCS_PUBLIC = env_bool("GROUNDWORK_API_DOCS_PUBLIC", False)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"daphne": {"level": "WARNING"}},
-}
+# --- Logs: "text" (LEVEL logger: message) or "json" (one object per line); every line has its
+# secrets redacted and, on the chat path, names its room and assignment (groundwork/logs.py).
+LOG_FORMAT = env_str("GROUNDWORK_LOG_FORMAT", "text").strip().lower() or "text"
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"GROUNDWORK_LOG_FORMAT={LOG_FORMAT!r} must be text or json")
+LOGGING = logging_config(log_format=LOG_FORMAT, level=env_str("LOG_LEVEL", "INFO"))
+
+# --- Metrics (/metrics, groundwork/metrics_scrape.py): readable from these addresses or networks,
+# or with this bearer token. Empty GROUNDWORK_METRICS_ALLOW: by token only.
+METRICS_ALLOW = networks_parse(env_list("GROUNDWORK_METRICS_ALLOW", ["127.0.0.1", "::1"]), name="GROUNDWORK_METRICS_ALLOW")
+METRICS_TOKEN = env_str("GROUNDWORK_METRICS_TOKEN", "")
 
 # --- Groundwork knobs.
 INDEX_DIR = Path(env_str("GROUNDWORK_INDEX_DIR", str(VAR_DIR / "indexes")))

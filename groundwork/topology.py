@@ -254,6 +254,8 @@ def environment(*, out: Path) -> dict[str, str]:
         # machine's address where the proxy runs elsewhere: docs/deployment.md).
         "GROUNDWORK_TRUSTED_PROXIES": os.environ.get("GROUNDWORK_TRUSTED_PROXIES", "127.0.0.1"),
         "GROUNDWORK_SHUTDOWN_GRACE_S": os.environ.get("GROUNDWORK_SHUTDOWN_GRACE_S", str(SHUTDOWN_GRACE_S)),
+        # Every process records its metrics here; a scrape of any chat process adds them up (emptied at start).
+        "PROMETHEUS_MULTIPROC_DIR": str(out / "metrics"),
         "PYTHONUNBUFFERED": "1",
     }
 
@@ -340,6 +342,9 @@ def run(argv: list[str]) -> None:
         return
     child_env = {**os.environ, **env}
     if needs_services:
+        # Values a previous run's processes left would be added to this run's.
+        shutil.rmtree(env["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
+        Path(env["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True)
         manage = [str(BIN / "python"), str(ROOT / "manage.py")]
         subprocess.run([*manage, "migrate", "--noinput"], env=child_env, cwd=ROOT, check=True)
         if not args.no_demo:

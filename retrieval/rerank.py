@@ -21,6 +21,7 @@ from celery.exceptions import TimeoutError as CeleryTimeout
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from groundwork import metrics
 from retrieval.rankers import Candidate, SentenceRanker
 from retrieval.rankers.config import ranker_config
 from retrieval.rankers.load import live_ranker
@@ -64,7 +65,8 @@ def passages_rank(
     _check(passages)
     ranker = ranker or live_ranker()
     candidates = [Candidate(str(p["title"]), str(s)) for p in passages for s in p["sentences"]]
-    flat = ranker.score(list(context), candidates, topic=topic) if candidates else []
+    with metrics.RERANK_SECONDS.time():
+        flat = ranker.score(list(context), candidates, topic=topic) if candidates else []
     ranked: list[dict[str, Any]] = []
     offset = 0
     for passage in passages:

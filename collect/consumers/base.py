@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 
 from autobahn.exception import Disconnected
@@ -25,6 +26,7 @@ from collect.errors import ProtocolError
 from collect.frames import frame_text, parse_frame
 from collect.ratelimit import Limited, RateLimiter, arate_check
 from collect.service_errors import SERVICE_ERRORS, one_line
+from groundwork import metrics
 
 # Close codes: collect/consumers/close_codes.py (4000–4499 final, 4500–4999 reconnect).
 CLOSE_NOT_MEMBER = close_codes.NOT_MEMBER
@@ -54,6 +56,8 @@ def scope_ip(scope: dict[str, Any]) -> str | None:
 class GroundworkConsumer(AsyncJsonWebsocketConsumer):
     client_gone = False  # the page closed the socket (websocket.disconnect came)
     closing = False  # this side has sent its close
+    counted = False  # in the open-sockets gauge
+    received_at = 0.0  # time.time() when the frame being handled came in
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         async def send_unless_closed(message: dict[str, Any]) -> None:
@@ -79,6 +83,8 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
             # However the socket ends: closed, or its instance cancelled by daphne, which then
             # runs no disconnect().
             self.released()
+            if self.counted:
+                metrics.socket_closed(metrics.socket_kind(self))
 
     async def service_lost(self, error: BaseException, *, where: str) -> None:
         """One log line, and the page told to reconnect (4500) unless it has already gone."""
@@ -108,6 +114,8 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.limiter = RateLimiter(settings.WS_RATE_PER_10S, 10.0)
         await self.accept()
+        metrics.socket_opened(metrics.socket_kind(self))
+        self.counted = True
         session = self.scope.get("session")
         self.worker_id: int | None = session.get("worker_id") if session is not None else None
         self.ip = scope_ip(self.scope)
@@ -136,9 +144,11 @@ class GroundworkConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=CLOSE_NOT_MEMBER, reason=close_codes.REASONS[CLOSE_NOT_MEMBER])
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        self.received_at = time.time()  # a handler's latency metrics count from here
         client_id = None
         try:
             if not self.limiter.allow():
+                metrics.RATE_LIMITED.labels("frames", "connection").inc()
                 raise ProtocolError("rate_limited", f"Too many frames: at most {settings.WS_RATE_PER_10S} per 10 s on one connection; slow down.")
             limited: Limited | None = await arate_check("frames", worker=self.worker_id, ip=self.ip)
             if limited is not None:

@@ -26,7 +26,9 @@ from collect.protocols import get_protocol
 from collect.service_errors import SERVICE_ERRORS, logged, one_line
 from collect.services import knowledge, panels, rooms
 from django.conf import settings
+from groundwork import metrics
 from groundwork.channel_layer import group_send_except
+from groundwork.logs import log_context_set
 from retrieval import services as retrieval
 from retrieval.services import IndexNotBuilt
 
@@ -113,6 +115,7 @@ class RoomConsumer(GroundworkConsumer):
         if self.member is None:
             await self.refuse_member()
             return
+        log_context_set(room=self.room_id, assignment=self.member.pk)  # on every line this socket logs
         self.role = self.member.role
         self.protocol = get_protocol(self.member.campaign.protocol)
         self.partner_role = self.protocol.partner_of(self.role)
@@ -236,6 +239,7 @@ class RoomConsumer(GroundworkConsumer):
                 await self.send_knowledge(role, frame)
 
     async def on_message(self, frame: dict[str, Any]) -> None:
+        received = self.received_at
         client_id = require_str(frame, "client_id", max_chars=64)
         text = require_str(frame, "text", max_chars=settings.MESSAGE_MAX_CHARS)
         try:
@@ -253,12 +257,17 @@ class RoomConsumer(GroundworkConsumer):
             # sends it at once, whatever the page's sync cursor said, and the room's other sockets
             # get it through the channel layer.
             await self.send_own(event)
+            metrics.ACK_SECONDS.observe(metrics.since(received))
+            metrics.MESSAGES.labels(self.member.campaign.protocol).inc()
+            # The other sockets time their delivery from the same moment.
+            event["received_at"] = received
             await group_send_except(self.channel_layer, room_group(self.room_id), event, skip=self.channel_name)
             if self.protocol.partner_may_be_model:
                 modelchat_relay.reply_soon(room_id=self.room_id, seq=message.seq)
         else:
             # A resend: the first attempt may have died between its commit and its broadcast.
             await self.send_json({"type": "ack", "client_id": client_id, "seq": message.seq})
+            metrics.ACK_SECONDS.observe(metrics.since(received))
             await self.broadcast({"type": "room.catchup", "last_seq": message.seq, "from": self.channel_name})
         if not needs_knowledge or knowledge.knowledge_in_celery():
             return
@@ -268,6 +277,8 @@ class RoomConsumer(GroundworkConsumer):
             log.error("room %s: no knowledge index for its source; no retrieved knowledge", self.room_id)
             return
         await self.broadcast_knowledge(after.knowledge)
+        if any(after.knowledge.values()):
+            metrics.panel_published(protocol=after.protocol, stored_at=after.stored_at)
 
     async def knowledge_refresh(self) -> None:
         """The page checked a sentence of a panel the server no longer holds current: the panel for
@@ -382,6 +393,8 @@ class RoomConsumer(GroundworkConsumer):
         state = selectors.state_for(event["snapshot"], role=self.role, partner_connected=self.partner_online)
         await self.send_json({**event["message"], **event["extras"].get(self.role, {}), "state": state})
         self.sent.add(seq)
+        if "received_at" in event:  # not the sender's own copy
+            metrics.DELIVERY_SECONDS.observe(metrics.since(event["received_at"]))
 
     async def room_catchup(self, event: dict[str, Any]) -> None:
         """Another member synced after a reconnect (or resent a message): what it broadcast before

@@ -18,6 +18,7 @@ from collect.lifecycle.onboarding import onboarding_needed
 from collect.lifecycle.background import sweeper_ensure
 from collect.groups import assignment_group
 from collect.services import matchmaking
+from groundwork.logs import log_context_set
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class WaitingConsumer(GroundworkConsumer):
             await self.refuse_member()
             return
         self.assignment_id = assignment.pk
+        log_context_set(assignment=assignment.pk)  # on every line this socket logs
         sweeper_ensure()
         if await database_sync_to_async(onboarding_needed)(campaign=assignment.campaign, worker=assignment.worker):
             await self.send_error(ProtocolError("onboarding_required", "Finish the instructions and quiz first."))

@@ -26,6 +26,7 @@ from collect.lifecycle.presence import gone_filter
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.services.matchmaking import LIVE_ROOM_STATUSES, WAITING_STALE_SECONDS
+from groundwork import metrics
 
 
 @dataclass
@@ -38,14 +39,18 @@ class SweepResult:
 def sweep_run(*, now: datetime | None = None) -> SweepResult:
     now = now or timezone.now()
     result = SweepResult()
-    # Two small queries, not one OR across both joins (that multiplies assignments by rooms).
-    ids = set(Assignment.objects.filter(status=AssignmentStatus.WAITING).values_list("campaign_id", flat=True).distinct())
-    ids |= set(Room.objects.filter(status__in=LIVE_ROOM_STATUSES).values_list("campaign_id", flat=True).distinct())
-    for campaign in Campaign.objects.filter(pk__in=ids):
-        result.waits_ended += _end_waits(campaign, now)
-        result.rooms_ended += _end_abandoned_rooms(campaign, now)
-        result.rooms_ended += _end_stalled_rooms(campaign, now)
-    result.settled = rooms_settle()
+    with metrics.SWEEP_SECONDS.time():
+        # Two small queries, not one OR across both joins (that multiplies assignments by rooms).
+        ids = set(Assignment.objects.filter(status=AssignmentStatus.WAITING).values_list("campaign_id", flat=True).distinct())
+        ids |= set(Room.objects.filter(status__in=LIVE_ROOM_STATUSES).values_list("campaign_id", flat=True).distinct())
+        for campaign in Campaign.objects.filter(pk__in=ids):
+            result.waits_ended += _end_waits(campaign, now)
+            result.rooms_ended += _end_abandoned_rooms(campaign, now)
+            result.rooms_ended += _end_stalled_rooms(campaign, now)
+        result.settled = rooms_settle()
+    metrics.SWEEPS.inc()
+    metrics.SWEEP_ENDED.labels("waits").inc(len(result.waits_ended))
+    metrics.SWEEP_ENDED.labels("rooms").inc(len(result.rooms_ended))
     return result
 
 

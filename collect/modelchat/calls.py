@@ -21,6 +21,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from collect.modelchat.models import EvalModel, EvalModelKind
+from groundwork import metrics
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ def model_respond(*, model: EvalModel, context: dict[str, Any]) -> CallResult:
                 error = failure
                 log.warning("model %s attempt %d failed: %s", model.name, attempt, failure)
                 continue
+            metrics.MODEL_CALL_SECONDS.labels(model.name).observe(time.perf_counter() - started)
             return CallResult(text, used, _elapsed_ms(started), attempt)
         return _failed(model, started, model.retries + 1, error)
     finally:
@@ -82,6 +84,8 @@ def model_respond(*, model: EvalModel, context: dict[str, Any]) -> CallResult:
 
 def _failed(model: EvalModel, started: float, attempts: int, error: ModelFailure) -> CallResult:
     log.error("model %s gave no reply after %d attempt(s): %s; the partner apologises", model.name, attempts, error)
+    metrics.MODEL_CALL_SECONDS.labels(model.name).observe(time.perf_counter() - started)
+    metrics.MODEL_CALL_FAILURES.labels(model.name).inc()
     return CallResult(APOLOGY, None, _elapsed_ms(started), attempts, str(error)[:300])
 
 

@@ -4,6 +4,7 @@ it has committed (persist before broadcast). Protocol-specific rules come from t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, transaction
@@ -132,6 +133,7 @@ class After:
     room_id: Any
     protocol: str
     knowledge: dict[str, dict[str, Any]]  # role → knowledge frame
+    stored_at: datetime | None = None  # the message's `created`: its panel's latency counts from here
 
 
 # What the protocols' retrieval reads, not the rows' other columns (the panels shown, the campaign's
@@ -141,7 +143,7 @@ def _in_column_order(model: type[Model], names: set[str]) -> tuple[str, ...]:
 
 
 _AFTER_FIELDS = (
-    (Message, "", _in_column_order(Message, {"id", "room_id", "seq", "role", "text", "retrieved_passages"})),
+    (Message, "", _in_column_order(Message, {"id", "room_id", "seq", "role", "text", "created", "retrieved_passages"})),
     (Room, "room__", _in_column_order(Room, {"id", "campaign_id", "status", "topic", "topic_passage"})),
     (Campaign, "room__campaign__", _in_column_order(Campaign, {"id", "protocol", "protocol_config", "knowledge_source_id"})),
     (KnowledgeSource, "room__campaign__knowledge_source__", _in_column_order(KnowledgeSource, {"id", "slug"})),
@@ -171,7 +173,7 @@ def message_after(*, message_id: int) -> After:
         raise Message.DoesNotExist(f"No message {message_id}.")
     message = _after_objects(rows[0])
     protocol = message.room.campaign.protocol
-    return After(message.room_id, protocol, get_protocol(protocol).after_message(message=message))
+    return After(message.room_id, protocol, get_protocol(protocol).after_message(message=message), stored_at=message.created)
 
 
 def _turns(room: Room) -> dict[str, int]:
