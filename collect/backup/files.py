@@ -104,3 +104,18 @@ def _index_restore(staged: Path, slug: str, members: list[str]) -> bool:
             shutil.copyfile(staged / member, target)
     build_publish(index_dir=settings.INDEX_DIR, slug=slug, build=build, meta=meta)
     return True
+
+
+def factdb_paths_relocate() -> int:
+    """The database records where each kept fact db lies (an absolute path): after a restore on
+    another machine or into another var/, point the records at the restored copies. Returns how
+    many were moved."""
+    from retrieval.models import FactDatabase
+
+    moved = 0
+    for record in FactDatabase.objects.exclude(path=""):
+        restored = keep_dir() / Path(record.path).name
+        if restored.is_file() and Path(record.path) != restored:
+            FactDatabase.objects.filter(pk=record.pk).update(path=str(restored))
+            moved += 1
+    return moved
