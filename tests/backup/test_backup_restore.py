@@ -4,7 +4,10 @@ services pass) and a new var/, exports byte-identical files; restore refuses wha
 
 from __future__ import annotations
 
+import io
+import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -23,6 +26,7 @@ from collect.backup.manifest import MANIFEST
 from collect.models import Message
 from collect.services import rooms
 from tests.backup.every_kind import EXPORT_IN_CHILD, EXPORTS, exported_files, exports_write, site_fill
+from tests.conftest import import_articles
 from tests.factories import make_campaign, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,8 +94,15 @@ def var(settings, tmp_path: Path) -> Path:
     return tmp_path / "var"
 
 
+def index_files(index_dir: Path, slug: str) -> dict[str, bytes]:
+    build = (index_dir / slug).resolve(strict=True)
+    return {path.name: path.read_bytes() for path in sorted(build.iterdir()) if path.is_file()}
+
+
 def test_a_restored_backup_exports_byte_identical_files(var: Path, fresh: FreshSite, tmp_path: Path) -> None:
     site_fill(tmp_path / "inputs")
+    import_articles(tmp_path, "bk-articles")
+    index = index_files(var / "indexes", "bk-articles")
     exports_write(tmp_path / "before")
     before = exported_files(tmp_path / "before")
     # Every kind is there: a backup that lost one would still "match" an empty export.
@@ -106,6 +117,7 @@ def test_a_restored_backup_exports_byte_identical_files(var: Path, fresh: FreshS
     assert exported.returncode == 0, exported.stderr
     after = exported_files(tmp_path / "after")
     # The kept Curiosity fact db is read from the restored var/, not from where the old site kept it.
+    assert index_files(fresh.var / "indexes", "bk-articles") == index
     kept = fresh.query("SELECT path FROM retrieval_factdatabase WHERE path <> ''")
     assert kept and all(Path(path).parent == fresh.var / "curiosity" and Path(path).is_file() for (path,) in kept)
     assert sorted(after) == sorted(before)
@@ -118,3 +130,97 @@ def test_a_restored_backup_exports_byte_identical_files(var: Path, fresh: FreshS
     forced = fresh.manage("restore", "--force", str(tmp_path / "site.tar"))
     assert forced.returncode == 0, forced.stderr
     assert fresh.query("SELECT COUNT(*) FROM collect_message") == [(Message.objects.count(),)]
+
+
+def test_every_message_acknowledged_before_the_backup_started_is_in_it(var: Path, fresh: FreshSite, tmp_path: Path) -> None:
+    """Messages keep being posted (and acknowledged: message_post returns after the commit) while
+    the backup runs; the backup is one consistent moment that holds all those acknowledged first."""
+    room = make_room(make_campaign(turn_limit=10_000))
+    seats = {a.role: a for a in room.members.all()}
+    acknowledged: list[int] = []
+    stop = threading.Event()
+    failures: list[BaseException] = []
+
+    def chat() -> None:
+        try:
+            n = 0
+            while not stop.is_set():
+                role = ("wizard", "apprentice")[n % 2]
+                frame = {"type": "message", "client_id": f"c{n}", "text": f"message {n}", "checked": {"no_passages_used": True}}
+                posted = rooms.message_post(room_id=room.pk, assignment=seats[role], client_id=f"c{n}", text=f"message {n}", frame=frame)
+                acknowledged.append(posted.message.seq)
+                n += 1
+        except BaseException as error:  # noqa: BLE001 - reported by the test below
+            failures.append(error)
+        finally:
+            close_old_connections()
+            connection.close()
+
+    poster = threading.Thread(target=chat)
+    poster.start()
+    try:
+        deadline = time.monotonic() + 120
+        while len(acknowledged) < 30:
+            assert not failures and time.monotonic() < deadline, failures or "the poster never got going"
+            time.sleep(0.01)
+        before = list(acknowledged)
+        call_command("backup", str(tmp_path / "live.tar"), stdout=open(os.devnull, "w"))
+        during = len(acknowledged) - len(before)
+        # The chat goes on after the backup: what is posted now is not in it.
+        while len(acknowledged) < len(before) + during + 5:
+            assert not failures and time.monotonic() < deadline, failures or "the poster stopped"
+            time.sleep(0.01)
+    finally:
+        stop.set()
+        poster.join(60)
+    assert not failures, failures
+    restored = fresh.manage("restore", str(tmp_path / "live.tar"))
+    assert restored.returncode == 0, restored.stderr
+    seqs = [seq for (seq,) in fresh.query(f"SELECT seq FROM collect_message WHERE room_id = '{room.pk.hex if connection.vendor == 'sqlite' else room.pk}' ORDER BY seq")]
+    assert set(before) <= set(seqs)
+    assert seqs == list(range(1, len(seqs) + 1))  # one moment: no message missing before the last
+    assert len(seqs) < len(acknowledged)  # the backup did not wait for the chat to stop
+
+
+def test_restore_refuses_a_damaged_backup_and_writes_nothing(var: Path, fresh: FreshSite, tmp_path: Path) -> None:
+    make_room(make_campaign())
+    call_command("backup", str(tmp_path / "site.tar"), stdout=open(os.devnull, "w"))
+    data = bytearray((tmp_path / "site.tar").read_bytes())
+    with tarfile.open(tmp_path / "site.tar") as tar:
+        database = next(m for m in tar.getmembers() if m.name.startswith("database."))
+    data[database.offset_data + database.size // 2] ^= 0xFF
+    (tmp_path / "damaged.tar").write_bytes(bytes(data))
+    refused = fresh.manage("restore", str(tmp_path / "damaged.tar"))
+    assert refused.returncode != 0 and "does not match its checksum" in refused.stderr
+    assert fresh.query("SELECT COUNT(*) FROM " + ("sqlite_master" if connection.vendor == "sqlite" else "pg_tables WHERE schemaname = 'public'")) == [(0,)]
+
+
+def rewrite_manifest(source: Path, target: Path, change) -> None:
+    with tarfile.open(source) as old, tarfile.open(target, "w") as new:
+        for member in old.getmembers():
+            data = old.extractfile(member).read()
+            if member.name == MANIFEST:
+                manifest = json.loads(data)
+                change(manifest)
+                data = json.dumps(manifest).encode()
+                member.size = len(data)
+            new.addfile(member, io.BytesIO(data))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda m: m.update(engine="postgresql" if m["engine"] == "sqlite" else "sqlite"), "backup and the configured database is"),
+        (lambda m: m["migrations"].append(["collect", "9999_from_the_future"]), "this code does not have (collect.9999_from_the_future)"),
+        (lambda m: m.update(format_version=99), "backup format version 99"),
+        (lambda m: m.update(format="other"), "not a Groundwork backup"),
+    ],
+)
+def test_restore_checks_the_manifest(var: Path, fresh: FreshSite, tmp_path: Path, change, message: str) -> None:
+    make_room(make_campaign())
+    call_command("backup", str(tmp_path / "site.tar"), stdout=open(os.devnull, "w"))
+    rewrite_manifest(tmp_path / "site.tar", tmp_path / "changed.tar", change)
+    with pytest.raises(CommandError, match=re.escape(message)):
+        call_command("restore", "--force", str(tmp_path / "changed.tar"))
+    refused = fresh.manage("restore", str(tmp_path / "changed.tar"))
+    assert refused.returncode != 0 and message in refused.stderr
