@@ -22,7 +22,7 @@ from collect.lifecycle.sweep import sweep_run
 from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import knowledge, panels, rooms
-from collect.services.knowledge_claims import claims_take_for_worker
+from collect.services.knowledge_claims import claim_release, claims_take_for_worker
 from groundwork.layer_publish import group_send
 from retrieval.rerank import passages_rank
 from retrieval.services import IndexNotBuilt
@@ -59,6 +59,9 @@ def _message_knowledge(message_id: int) -> int:
     try:
         after = rooms.message_after(message_id=message_id)
     except Message.DoesNotExist:
+        # A task from elsewhere (another database behind the same broker): its claim must not keep
+        # this database's message of that id from its fallback.
+        claim_release(message_id)
         return 0
     except IndexNotBuilt as error:
         log.error("message %s: %s", message_id, error)

@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 # Longer than any retrieval takes; once it expires, the knowledge sweep may retrieve a message whose
 # claimant died before saving.
 CLAIM_TTL_S = 60
+# Connections a chat process's event loop uses for claims at most.
+ASYNC_CONNECTIONS = 20
 WORKER = "worker"
 FALLBACK = "fallback"
 
@@ -55,9 +57,12 @@ def _client_async() -> Any:
     loop = asyncio.get_running_loop()
     client = _async_clients.get(loop)
     if client is None:
-        client = _async_clients[loop] = redis.asyncio.Redis.from_url(
-            settings.REDIS_URL, socket_timeout=2.0, socket_connect_timeout=2.0
+        # A blocking pool: a burst of claims at one deadline waits for a connection instead of
+        # failing with "Too many connections" once the pool is spent.
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            settings.REDIS_URL, max_connections=ASYNC_CONNECTIONS, timeout=5.0, socket_timeout=2.0, socket_connect_timeout=2.0
         )
+        client = _async_clients[loop] = redis.asyncio.Redis(connection_pool=pool)
     return client
 
 
@@ -91,6 +96,14 @@ async def claim_take_for_fallback(message_id: int) -> bool | None:
         log.warning("message %s: knowledge claim unavailable (%s)", message_id, error)
         return None
     return bool(taken)
+
+
+def claim_release(message_id: int) -> None:
+    if claims_enabled():
+        try:
+            _client_sync().delete(claim_key(message_id))
+        except Exception as error:  # noqa: BLE001 - it expires anyway
+            log.warning("message %s: knowledge claim not released (%s)", message_id, error)
 
 
 def claim_holder(message_id: int) -> str | None:
