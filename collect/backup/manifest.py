@@ -47,9 +47,19 @@ class Manifest:
                 f"backup format version {data.get('format_version')!r}; this code reads version {FORMAT_VERSION}"
             )
         try:
-            return cls(**{name: data[name] for name in cls.__dataclass_fields__})
+            manifest = cls(**{name: data[name] for name in cls.__dataclass_fields__})
         except KeyError as missing:
             raise BackupError(f"the manifest lacks {missing}") from None
+        pairs = isinstance(manifest.migrations, list) and all(
+            isinstance(m, list) and len(m) == 2 and all(isinstance(part, str) for part in m) for m in manifest.migrations
+        )
+        described = isinstance(manifest.files, dict) and all(
+            isinstance(f, dict) and isinstance(f.get("sha256"), str) and isinstance(f.get("size"), int)
+            for f in manifest.files.values()
+        )
+        if not pairs or not described:
+            raise BackupError("the manifest's migrations or files are not in the expected form")
+        return manifest
 
 
 def engine_name() -> str:

@@ -214,6 +214,7 @@ def rewrite_manifest(source: Path, target: Path, change) -> None:
         (lambda m: m["migrations"].append(["collect", "9999_from_the_future"]), "this code does not have (collect.9999_from_the_future)"),
         (lambda m: m.update(format_version=99), "backup format version 99"),
         (lambda m: m.update(format="other"), "not a Groundwork backup"),
+        (lambda m: m.update(migrations="all of them"), "not in the expected form"),
     ],
 )
 def test_restore_checks_the_manifest(var: Path, fresh: FreshSite, tmp_path: Path, change, message: str) -> None:
