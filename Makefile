@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVICE_VARS := DATABASE_URL REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
 
-.PHONY: run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean
+.PHONY: run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean backup restore pg-client
 
 $(BIN)/python:
 	@echo "First run: creating .venv and installing the dependencies (torch included); this takes a few minutes."
@@ -72,7 +72,7 @@ restart-prod:
 
 # Pass 1: the embedded default (SQLite, in-memory layer, in-process tasks), whatever the environment.
 # Pass 2: the same tests on PostgreSQL + Redis, when DATABASE_URL / REDIS_URL are set (as .ci/run does).
-test: install-dev chromium haproxy
+test: install-dev chromium haproxy pg-client
 	env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider
 	@if [ -n "$$DATABASE_URL$$REDIS_URL" ]; then \
 		echo "== second pass: DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \
@@ -90,6 +90,24 @@ bench: install-dev
 	$(BIN)/python bench/sweep_cost.py
 	@if [ -n "$$DATABASE_URL" ]; then $(BIN)/python bench/annotation_load.py --think-ms 1000; \
 	else echo "bench/annotation_load.py skipped: it needs a PostgreSQL DATABASE_URL"; fi
+
+# Backups (docs/deployment.md#backups) of whichever database DATABASE_URL configures (SQLite by
+# default): `make backup [BACKUP=file.tar]`, `make restore BACKUP=file.tar [FORCE=1]`.
+BACKUP_DIR ?= backups
+
+# pg_dump / pg_restore, for a PostgreSQL DATABASE_URL's backups and the second test pass.
+pg-client:
+	@command -v pg_dump >/dev/null 2>&1 || case "$$DATABASE_URL" in postgres*) \
+		echo "Installing Debian's postgresql-client for pg_dump/pg_restore"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql-client >/dev/null;; esac
+
+backup: install pg-client
+	$(BIN)/python manage.py backup $(or $(BACKUP),$(BACKUP_DIR)/groundwork-$(shell date -u +%Y%m%dT%H%M%SZ).tar)
+
+restore: install pg-client
+	@test -n "$(BACKUP)" || { echo "name the backup: make restore BACKUP=file.tar [FORCE=1]"; exit 2; }
+	$(BIN)/python manage.py restore $(if $(FORCE),--force) $(BACKUP)
 
 clean:
 	rm -rf $(VENV) var

@@ -22,6 +22,7 @@ from collect.lifecycle.sweep import sweep_run
 from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import knowledge, panels, rooms
+from collect.services.knowledge_claims import claim_release, claims_take_for_worker
 from groundwork import metrics
 from groundwork.layer_publish import group_send
 from groundwork.logs import log_context
@@ -41,12 +42,14 @@ def _publish(room_id: Any, role: str, frame: dict[str, Any]) -> None:
 # acks_late + reject_on_worker_lost: a worker killed mid-task leaves the task on the queue.
 # ignore_result on the tasks the chat processes send: with a Redis result backend, sending a task
 # whose result is kept subscribes the sender to that result, a round trip on every chat message.
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def messages_knowledge(message_ids: list[int]) -> int:
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def messages_knowledge(self: Any, message_ids: list[int]) -> int:
     """Retrieve for each message and publish its room's knowledge frames; returns how many. A
-    message that fails is logged and left to the sweep; the others still get their knowledge."""
+    message that fails is logged and left to the sweep; the others still get their knowledge.
+    A message whose chat process took it over (no worker started it in time: services/knowledge.py)
+    is left to that process."""
     published = 0
-    for message_id in message_ids:
+    for message_id in claims_take_for_worker(list(message_ids), task_id=str(self.request.id)):
         try:
             published += _message_knowledge(message_id)
         except Exception:
@@ -58,6 +61,9 @@ def _message_knowledge(message_id: int) -> int:
     try:
         after = rooms.message_after(message_id=message_id)
     except Message.DoesNotExist:
+        # A task from elsewhere (another database behind the same broker): its claim must not keep
+        # this database's message of that id from its fallback.
+        claim_release(message_id)
         return 0
     except IndexNotBuilt as error:
         log.error("message %s: %s", message_id, error)

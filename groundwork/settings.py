@@ -171,6 +171,9 @@ CELERY_TASK_ROUTES = {
 KNOWLEDGE_MODE = env_str("GROUNDWORK_KNOWLEDGE_MODE", "auto").strip().lower() or "auto"
 if KNOWLEDGE_MODE not in ("auto", "process", "celery"):
     raise ImproperlyConfigured(f"GROUNDWORK_KNOWLEDGE_MODE={KNOWLEDGE_MODE!r} must be one of auto, process, celery")
+# Celery mode: a message whose retrieval no worker has started this many seconds after it was
+# stored is retrieved by the chat process itself (collect/services/knowledge.py); 0 turns that off.
+KNOWLEDGE_DEADLINE_S = env_float("GROUNDWORK_KNOWLEDGE_DEADLINE_S", 2.0, minimum=0.0)
 # The lifecycle sweep (collect.lifecycle.sweep): Celery beat runs it with a broker; the embedded
 # mode runs it on the server's event loop. Seconds between sweeps.
 SWEEP_SECONDS = env_float("GROUNDWORK_SWEEP_SECONDS", 5.0, minimum=0.0)

@@ -269,7 +269,11 @@ class RoomConsumer(GroundworkConsumer):
             await self.send_json({"type": "ack", "client_id": client_id, "seq": message.seq})
             metrics.ACK_SECONDS.observe(metrics.since(received))
             await self.broadcast({"type": "room.catchup", "last_seq": message.seq, "from": self.channel_name})
-        if not needs_knowledge or knowledge.knowledge_in_celery():
+        if needs_knowledge and knowledge.knowledge_in_celery():
+            # Retrieved here if no worker starts it in time (a worker outage): knowledge.py.
+            knowledge.fallback_schedule(message_id=message.pk, publish=self.broadcast_knowledge)
+            return
+        if not needs_knowledge:
             return
         try:
             after = await _off_loop(rooms.message_after)(message_id=message.pk)

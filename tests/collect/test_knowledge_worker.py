@@ -96,7 +96,10 @@ def test_the_worker_keeps_its_database_connection_from_task_to_task(chatting: Pa
     """A new PostgreSQL connection for each task would start a server process for every chat message."""
     def worker_connections() -> list[tuple]:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pid, backend_start FROM pg_stat_activity WHERE application_name = %s", [NODE_APPLICATION])
+            cursor.execute(
+                "SELECT pid, backend_start FROM pg_stat_activity WHERE application_name = %s AND datname = current_database()",
+                [NODE_APPLICATION],
+            )
             return cursor.fetchall()
 
     seen = []

@@ -1,0 +1,138 @@
+"""A `default` worker outage leaves no wizard turn without its panel: a message whose retrieval no
+worker has started within GROUNDWORK_KNOWLEDGE_DEADLINE_S is retrieved by the chat process, and a
+message a worker did start is retrieved by that worker alone. Second CI pass only (real Celery
+worker, Redis, PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+
+import pytest
+from channels.db import database_sync_to_async
+
+from collect.models import Message
+from collect.protocols import wow
+from collect.services import knowledge
+from collect.services.knowledge_claims import claim_holder
+from tests.collect.conftest import PairedRoom, make_room
+from tests.collect.nodes import node_env
+from tests.collect.ws import connect, receive_until, send
+from tests.services import celery_worker, needs_broker
+
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.django_db(transaction=True),
+    needs_broker,
+]
+
+FALLBACK_LOG = "the chat process retrieved it"
+QUESTIONS = ["I prefer blues music from the Deep South", "Who played the guitar in jazz bands?", "Is the blues older than jazz?"]
+
+
+@pytest.fixture
+def celery_mode(settings) -> None:
+    settings.KNOWLEDGE_MODE = "celery"
+    settings.KNOWLEDGE_DEADLINE_S = 2.0  # the default, said here because the test relies on it
+
+
+@pytest.fixture
+def chatting(campaign) -> PairedRoom:
+    return make_room(campaign, first_speaker=wow.WIZARD, topic="Guitar")
+
+
+class Worker:
+    """A real `default` worker, which the test can stop mid-dialogue. Reranks go to the `rerank`
+    queue, which no worker here reads: the TF-IDF panels are what is tested."""
+
+    def __init__(self, index_dir: Path, log: Path) -> None:
+        env = {**node_env(index_dir), "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery"}
+        self.log = log
+        self.context = celery_worker("-Q", "default", "--pool", "solo", "--loglevel", "INFO",
+                                     "--without-gossip", "--without-mingle", env=env, log=log.open("wb"))
+        self.process = self.context.__enter__()
+        deadline = time.monotonic() + 120
+        while " ready." not in log.read_text():  # consuming from the queue
+            assert self.process.poll() is None, log.read_text()[-3000:]
+            assert time.monotonic() < deadline, "the worker did not start"
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.context is not None:
+            self.context.__exit__(None, None, None)
+            self.context = None
+
+
+async def apprentice_turn(chatting: PairedRoom, wizard, apprentice, n: int) -> tuple[dict, float]:
+    """One wizard message and one apprentice message; the wizard's panel for the apprentice's turn
+    and how long after the send it came."""
+    await send(wizard, {"type": "message", "client_id": f"w{n}", "text": f"Do you play? ({n})", "checked": {"no_passages_used": True}})
+    await receive_until(apprentice, "message", timeout=30)
+    await receive_until(wizard, "message", timeout=30)  # its own, acknowledged
+    sent = time.monotonic()
+    await send(apprentice, {"type": "message", "client_id": f"a{n}", "text": QUESTIONS[n % len(QUESTIONS)]})
+    apprentice_seq = 2 * n + 2
+    while True:
+        panel = await receive_until(wizard, "knowledge", timeout=30)
+        if panel["after_seq"] == apprentice_seq:
+            return panel, time.monotonic() - sent
+
+
+async def fallbacks_settled() -> None:
+    """Every fallback this process scheduled has made its decision (retrieve or leave it)."""
+    await asyncio.wait_for(asyncio.gather(*list(knowledge._fallbacks)), timeout=60)
+
+
+def stored(chatting: PairedRoom) -> list[Message]:
+    return list(Message.objects.filter(room=chatting.room).order_by("seq"))
+
+
+async def test_with_no_worker_every_wizard_turn_gets_its_panel(chatting: PairedRoom, celery_mode, caplog) -> None:
+    caplog.set_level(logging.WARNING, logger="collect.services.knowledge")
+    path = f"/ws/room/{chatting.room.id}/"
+    wizard, apprentice = await connect(path, chatting.wizard.cookie), await connect(path, chatting.apprentice.cookie)
+    for n in range(3):
+        panel, waited = await apprentice_turn(chatting, wizard, apprentice, n)
+        assert any(p["source"] == "partner" for p in panel["passages"])
+        assert waited < 15, f"turn {n}: the panel took {waited:.1f} s"
+    await fallbacks_settled()
+    messages = await database_sync_to_async(stored)(chatting)
+    assert len(messages) == 6 and all(m.retrieved_passages is not None for m in messages)
+    holders = await database_sync_to_async(lambda: [claim_holder(m.pk) for m in messages])()
+    assert all(h is not None and h.startswith("fallback:") for h in holders), holders
+    assert sum(FALLBACK_LOG in r.getMessage() for r in caplog.records) == 6
+    await wizard.disconnect()
+    await apprentice.disconnect()
+
+
+async def test_a_worker_stopped_mid_dialogue(chatting: PairedRoom, celery_mode, index_dir: Path, tmp_path: Path, caplog) -> None:
+    caplog.set_level(logging.WARNING, logger="collect.services.knowledge")
+    worker = await asyncio.to_thread(Worker, index_dir, tmp_path / "worker.log")
+    path = f"/ws/room/{chatting.room.id}/"
+    wizard, apprentice = await connect(path, chatting.wizard.cookie), await connect(path, chatting.apprentice.cookie)
+    try:
+        # Worker healthy: it retrieves every message, and the chat process leaves them to it.
+        for n in range(2):
+            await apprentice_turn(chatting, wizard, apprentice, n)
+        await fallbacks_settled()
+        messages = await database_sync_to_async(stored)(chatting)
+        holders = await database_sync_to_async(lambda: [claim_holder(m.pk) for m in messages])()
+        assert len(holders) == 4 and all(h is not None and h.startswith("worker:") for h in holders), holders
+        assert not any(FALLBACK_LOG in r.getMessage() for r in caplog.records)
+        assert await wizard.receive_nothing(timeout=0.5)  # one panel per turn: none sent twice
+
+        await asyncio.to_thread(worker.stop)
+        for n in range(2, 4):
+            panel, waited = await apprentice_turn(chatting, wizard, apprentice, n)
+            assert waited < 15, f"turn {n}: the panel took {waited:.1f} s"
+        await fallbacks_settled()
+        messages = await database_sync_to_async(stored)(chatting)
+        assert len(messages) == 8 and all(m.retrieved_passages is not None for m in messages)
+        holders = await database_sync_to_async(lambda: [claim_holder(m.pk) for m in messages[4:]])()
+        assert all(h is not None and h.startswith("fallback:") for h in holders), holders
+    finally:
+        await asyncio.to_thread(worker.stop)
+        await wizard.disconnect()
+        await apprentice.disconnect()
