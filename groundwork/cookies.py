@@ -4,33 +4,16 @@ cookie added later are covered here), so none is ever sent over plain HTTP."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
+from groundwork.middleware import ResponseMiddleware
 
-class SecureCookiesMiddleware:
-    """Sync and async, like groundwork/csp.py's, so that Django's ASGI handler hops no thread for it."""
 
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-
-    def __call__(self, request: HttpRequest) -> Any:
-        if self.is_async:
-            return self._acall(request)
-        return _secured(self.get_response(request))
-
-    async def _acall(self, request: HttpRequest) -> HttpResponse:
-        return _secured(await self.get_response(request))
+class SecureCookiesMiddleware(ResponseMiddleware):
+    def rewrite(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        return _secured(response)
 
 
 def _secured(response: HttpResponse) -> HttpResponse:

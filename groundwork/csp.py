@@ -4,14 +4,13 @@ through classes; an inline <script>, on* handler or style="" would be blocked by
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
+
+from groundwork.middleware import ResponseMiddleware
 
 POLICY = (
     "default-src 'self'",
@@ -52,26 +51,9 @@ def mturk_frame_allowed(request: HttpRequest, response: HttpResponse) -> HttpRes
     return response
 
 
-class ContentSecurityPolicyMiddleware:
-    """Sync and async: around a sync-only middleware Django's ASGI handler hops to a thread for it
-    and back to the event loop for what lies below it, on every request."""
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-
-    def __call__(self, request: HttpRequest) -> Any:
-        if self.is_async:
-            return self._acall(request)
-        return _with_policy(request, self.get_response(request))
-
-    async def _acall(self, request: HttpRequest) -> HttpResponse:
-        return _with_policy(request, await self.get_response(request))
+class ContentSecurityPolicyMiddleware(ResponseMiddleware):
+    def rewrite(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        return _with_policy(request, response)
 
 
 def _with_policy(request: HttpRequest, response: HttpResponse) -> HttpResponse:

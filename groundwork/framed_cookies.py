@@ -10,12 +10,11 @@ keeps Django's settings (SameSite=Lax)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 
 from django.http import HttpRequest, HttpResponse
+
+from groundwork.middleware import ResponseMiddleware
 
 MARK = "gw_cookies_for_frame"
 
@@ -35,23 +34,11 @@ def _partitioned(response: HttpResponse) -> HttpResponse:
     return response
 
 
-class FramedCookiesMiddleware:
+class FramedCookiesMiddleware(ResponseMiddleware):
     """Outermost, so that it sees the cookies the session and CSRF middlewares add on the way out.
     Sync and async, like groundwork.csp's middleware (no thread hop around it)."""
 
-    sync_capable = True
-    async_capable = True
+    def rewrite(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        return _partitioned(response)
 
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
 
-    def __call__(self, request: HttpRequest) -> Any:
-        if self.is_async:
-            return self._acall(request)
-        return _partitioned(self.get_response(request))
-
-    async def _acall(self, request: HttpRequest) -> HttpResponse:
-        return _partitioned(await self.get_response(request))

@@ -10,12 +10,11 @@ page they open sends them to enrol."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
 import segno
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
@@ -28,6 +27,7 @@ from django_otp import login as otp_login
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from groundwork.admin_site import user_devices
+from groundwork.middleware import DualModeMiddleware
 
 PENDING_KEY = "gw_totp_pending_key"
 DEVICE_NAME = "Authenticator app"
@@ -51,20 +51,11 @@ def second_factor_passed(request: HttpRequest) -> bool:
     return not user_devices(user) and not second_factor_required(user)
 
 
-class SecondFactorMiddleware:
+class SecondFactorMiddleware(DualModeMiddleware):
     """Before any page a staff session opens: one that owes a code goes to the login, one whose
     account must enrol goes to the enrolment page. Everyone else passes untouched (no query: the
     devices are looked up for staff sessions only). Sync and async, so that Django's ASGI handler
     hops no thread for it."""
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
 
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:

@@ -16,7 +16,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from collect import selectors
 from collect.consumers import close_codes
-from collect.models import ActionReceipt, Assignment, Message, Room, RoomStatus
+from collect.models import ActionReceipt, Assignment, Room, RoomStatus
 from collect.protocols import wow
 from collect.services import rooms
 from tests.collect.conftest import PairedRoom, Seat, make_room

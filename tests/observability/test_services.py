@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import redis
-from django.conf import settings
 from django.test import Client
 
 from collect.models import Message

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 

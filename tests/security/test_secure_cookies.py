@@ -9,7 +9,6 @@ import os
 import secrets
 import subprocess
 import sys
-from http.cookies import SimpleCookie
 from pathlib import Path
 
 import pytest
