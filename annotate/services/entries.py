@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotate.models import Assignment, AssignmentStatus, ItemRole, Job, JobEntry
-from collect.lifecycle.entry import worker_admit, worker_busy
+from collect.lifecycle.entry import replayed_assignment_refuse, worker_admit, worker_busy
 from collect.lifecycle.identity import EntryRefused, Identity
 from collect.models import Outcome, Worker
 
@@ -30,6 +30,7 @@ def job_entry_admit(*, job: Job, identity: Identity, browser: str, session_worke
     """The worker and their entry in this job (open, finished or new). Raises EntryRefused."""
     if not job.is_active:
         raise EntryRefused(410, "Job closed", "This annotation job is closed. Thank you for your interest.")
+    replayed_assignment_refuse(identity=identity, places=JobEntry.objects.filter(job=job))
     worker = worker_admit(identity=identity, browser=browser, session_worker_id=session_worker_id, busy=annotator_busy)
     params = {"study_id": identity.study_id, "session_id": identity.session_id, "turk_submit_to": identity.turk_submit_to}
     try:

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from django.db import IntegrityError
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from collect.lifecycle.identity import EntryRefused, Identity
 from collect.lifecycle.links import browser_hash, pseudonym_for
-from collect.models import Assignment, AssignmentStatus, Campaign, Worker
+from collect.models import Assignment, AssignmentStatus, Campaign, Platform, Worker
 from collect.services.matchmaking import LIVE_ROOM_STATUSES, assignment_start
 
 
@@ -71,12 +72,35 @@ def worker_busy(worker_id: int) -> bool:
     return live_assignment(campaign=None, worker_id=worker_id) is not None
 
 
+def replayed_assignment_refuse(*, identity: Identity, places: QuerySet) -> None:
+    """MTurk gives each assignmentId to one worker: another workerId arriving with it replays a link
+    that is not theirs. Refused before anything is written. `places`: the campaign's assignments or
+    the job's entries (each has `session_id` and `worker`)."""
+    if identity.platform != Platform.MTURK or not identity.session_id:
+        return
+    others = places.filter(session_id=identity.session_id).exclude(
+        worker__platform=identity.platform, worker__external_id=identity.external_id
+    )
+    if others.exists():
+        raise EntryRefused(
+            403,
+            "Assignment already taken",
+            "This MTurk assignment belongs to another worker. Accept the HIT on MTurk to get an assignment of your own.",
+        )
+
+
 def entry_admit(*, campaign: Campaign, identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, Assignment]:
     """The worker and their assignment (live, finished or new). Raises EntryRefused."""
+    replayed_assignment_refuse(identity=identity, places=Assignment.objects.filter(campaign=campaign))
     worker = worker_admit(identity=identity, browser=browser, session_worker_id=session_worker_id)
     live = live_assignment(campaign=campaign, worker_id=worker.pk)
     if live:
         return worker, live
+    if identity.platform == Platform.MTURK:
+        # An assignment MTurk has already been sent the result of is not worked twice: its result again.
+        spent = Assignment.objects.filter(campaign=campaign, worker=worker, session_id=identity.session_id).exclude(outcome="")
+        if spent.exists():
+            return worker, spent.order_by("-created").first()
     finished = Assignment.objects.filter(campaign=campaign, worker=worker, room__isnull=False).order_by("-created")
     if campaign.max_per_worker and finished.count() >= campaign.max_per_worker:
         # At the cap (and no live chat): the view shows the last result and its code again.

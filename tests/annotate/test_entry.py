@@ -369,3 +369,12 @@ def test_an_ended_entry_gets_no_more_items_even_when_the_job_grows(client: Clien
     returned.get(f"/annotate/join/{job.slug}/?worker=bob")
     returned.post(f"/annotate/{job.slug}/leave/")
     assert next_item(returned, job)["item"] is None and not Assignment.objects.filter(item__key="later").exists()
+
+
+def test_a_replayed_mturk_assignment_id_opens_no_job_and_writes_nothing() -> None:
+    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, platform=Platform.MTURK)
+    assert Client().get(f"/annotate/join/{job.slug}/", MTURK).status_code == 302
+    workers, entries = Worker.objects.count(), JobEntry.objects.count()
+    replay = Client().get(f"/annotate/join/{job.slug}/", {**MTURK, "workerId": "A2ATTACKER"})
+    assert replay.status_code == 403 and b"belongs to another worker" in replay.content
+    assert (Worker.objects.count(), JobEntry.objects.count()) == (workers, entries)

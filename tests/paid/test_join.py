@@ -211,3 +211,25 @@ def test_the_command_refuses_bad_ids() -> None:
 
     with pytest.raises(CommandError, match="bad worker ids"):
         call_command("signed_links", campaign.slug, "not ok")
+
+
+def test_a_replayed_mturk_assignment_id_is_refused_and_writes_nothing() -> None:
+    campaign = make_campaign(platform=Platform.MTURK)
+    hit = {"assignmentId": "3ASSIGN", "hitId": "3HIT", "turkSubmitTo": "https://www.mturk.com"}
+    assert Client().get(f"/join/{campaign.slug}/", {**hit, "workerId": "VICTIM"}).status_code == 302
+    workers, assignments = Worker.objects.count(), Assignment.objects.count()
+    replay = Client().get(f"/join/{campaign.slug}/", {**hit, "workerId": "ATTACKER"})
+    assert replay.status_code == 403 and b"belongs to another worker" in replay.content
+    assert (Worker.objects.count(), Assignment.objects.count()) == (workers, assignments)
+
+
+def test_a_spent_mturk_assignment_shows_its_result_instead_of_a_second_chat() -> None:
+    campaign = make_campaign(platform=Platform.MTURK, max_per_worker=0)
+    hit = {"assignmentId": "3ASSIGN", "hitId": "3HIT", "workerId": "W1", "turkSubmitTo": "https://www.mturk.com"}
+    client = Client()
+    client.get(f"/join/{campaign.slug}/", hit)
+    first = Assignment.objects.get()
+    Assignment.objects.filter(pk=first.pk).update(status="timed_out", outcome="no_partner", completion_code="GW-NP")
+    again = client.get(f"/join/{campaign.slug}/", hit)
+    assert again.status_code == 302 and again.url == f"/a/{first.pk}/done/"
+    assert Assignment.objects.count() == 1
