@@ -211,6 +211,8 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_CLIENT_IP_CALLABLE = "groundwork.proxies.request_ip"
 AXES_LOCKOUT_CALLABLE = "groundwork.lockouts.lockout_response"
 AXES_RESET_ON_SUCCESS = True
+# Lockouts are logged by groundwork/lockouts.py; axes' own start-up banner is noise in every process.
+AXES_VERBOSE = False
 # The second factor (django-otp, TOTP): who must have one before any staff page works: "none",
 # "superusers" or "staff". Production requires it at least of superusers.
 OTP_TOTP_ISSUER = env_str("GROUNDWORK_OTP_ISSUER", "Groundwork")

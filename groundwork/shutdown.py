@@ -6,7 +6,7 @@ restart, `supervisorctl stop`), instead of daphne's immediate stop.
    this one out of rotation. Idle keep-alive HTTP connections are closed, and one with a request
    in flight closes after its response, so that the proxy sends no new request over them.
 2. It closes every open websocket with close code 4503 `server_restarting`
-   (collect/consumers/close_codes.py): the page reconnects at once, through the proxy, to another
+   (groundwork/close_codes.py): the page reconnects at once, through the proxy, to another
    process, and resyncs; an unacknowledged message is resent there (message_post is idempotent).
 3. It waits until every socket is closed and every application instance (a consumer's disconnect
    handler, an HTTP request in flight) has finished, or GROUNDWORK_SHUTDOWN_GRACE_S (default 10 s)
@@ -27,6 +27,8 @@ from typing import Any
 
 from autobahn.websocket.protocol import WebSocketProtocol as AutobahnProtocol
 from daphne.ws_protocol import WebSocketProtocol
+
+from groundwork.close_codes import REASONS, SERVER_RESTARTING
 
 log = logging.getLogger("groundwork.shutdown")
 DEFAULT_GRACE_S = 10.0
@@ -79,9 +81,6 @@ class Drain:
     def begin(self) -> None:
         if self.started is not None:
             return
-        # Imported here: the collect package needs Django's settings, loaded with the application.
-        from collect.consumers.close_codes import REASONS, SERVER_RESTARTING
-
         self.started = time.monotonic()
         for port in self.ports:
             port.stopListening()

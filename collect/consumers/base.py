@@ -21,14 +21,14 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from collect.consumers import close_codes
+from groundwork import close_codes
 from collect.errors import ProtocolError
 from collect.frames import frame_text, parse_frame
 from collect.ratelimit import Limited, RateLimiter, arate_check
 from collect.service_errors import SERVICE_ERRORS, one_line
 from groundwork import metrics
 
-# Close codes: collect/consumers/close_codes.py (4000–4499 final, 4500–4999 reconnect).
+# Close codes: groundwork/close_codes.py (4000–4499 final, 4500–4999 reconnect).
 CLOSE_NOT_MEMBER = close_codes.NOT_MEMBER
 # "Try again later": the client's socket reconnects after a wait.
 CLOSE_TRY_LATER = close_codes.TRY_LATER

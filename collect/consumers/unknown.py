@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from collect.consumers.close_codes import NOT_FOUND as CLOSE_NOT_FOUND
-from collect.consumers.close_codes import REASONS
+from groundwork.close_codes import NOT_FOUND as CLOSE_NOT_FOUND
+from groundwork.close_codes import REASONS
 
 
 class UnknownPathConsumer(AsyncJsonWebsocketConsumer):

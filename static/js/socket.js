@@ -1,6 +1,6 @@
 // A reconnecting websocket client for Groundwork's sockets (docs/websocket-protocol.md).
 //
-// - Close codes (collect/consumers/close_codes.py): 4000–4499 are the server's refusals (4403 not a
+// - Close codes (groundwork/close_codes.py): 4000–4499 are the server's refusals (4403 not a
 //   member, 4404 no such socket): final, the page says why. 4500–4999 mean "come back": 4503 (the
 //   process is restarting) reconnects at once, 4504 (too many sockets) after a longer wait, 4500
 //   (the server lost its database or channel layer) with backoff. Any other close (a dropped

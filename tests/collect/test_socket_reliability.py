@@ -15,7 +15,7 @@ from django.db import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from collect import selectors
-from collect.consumers import close_codes
+from groundwork import close_codes
 from collect.models import ActionReceipt, Assignment, Room, RoomStatus
 from collect.protocols import wow
 from collect.services import rooms

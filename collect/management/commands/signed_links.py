@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 
+from django.apps import apps
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collect.lifecycle.identity import ID_PATTERN
@@ -24,9 +25,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         if options["job"]:
-            from annotate.models import Job  # annotate builds on collect, not the other way round
-
-            target, kind = Job.objects.filter(slug=options["campaign"]).first(), JOB_LINKS
+            # By the app registry: annotate builds on collect, and collect imports none of it.
+            target, kind = apps.get_model("annotate", "Job").objects.filter(slug=options["campaign"]).first(), JOB_LINKS
         else:
             target, kind = Campaign.objects.filter(slug=options["campaign"]).first(), CAMPAIGN_LINKS
         if target is None:
