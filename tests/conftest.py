@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import weakref
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.db.backends.signals import connection_created
 
 SERVICE_VARS = ("DATABASE_URL", "REDIS_URL")
 
@@ -81,6 +84,42 @@ def _is_wrapper(obj: object, kind: type) -> bool:
         return isinstance(obj, kind)
     except ReferenceError:  # a weak proxy whose object is gone (asyncio and websockets keep some)
         return False
+
+
+# Every database connection the test process opens, to close those whose thread has ended (below).
+_opened: list[weakref.ref] = []
+
+
+def _track_connection(sender: object, connection: object, **kwargs: object) -> None:
+    _opened.append(weakref.ref(connection))
+
+
+connection_created.connect(_track_connection, weak=False)
+
+
+@pytest.fixture(autouse=True)
+def close_connections_of_ended_threads():
+    """Each async test runs on its own event loop, whose executor threads each open a connection
+    and end with the loop; their connections stay referenced by Django's connection handler and
+    open on the server. Over a thousand tests that exhausts PostgreSQL's 100 connections, beside
+    the live servers some tests start. Closed here once their thread has gone (a thread still
+    alive keeps its connection: it may still use it)."""
+    yield
+    alive = {thread.ident for thread in threading.enumerate()}
+    kept = []
+    for ref in _opened:
+        wrapper = ref()
+        if wrapper is None or wrapper.connection is None:
+            continue
+        if wrapper._thread_ident in alive:
+            kept.append(ref)
+            continue
+        try:
+            wrapper.connection.close()  # the raw connection: Django refuses to close another thread's
+        except Exception:  # already broken: nothing to release
+            pass
+        wrapper.connection = None
+    _opened[:] = kept
 
 
 @pytest.fixture(autouse=True)
