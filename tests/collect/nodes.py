@@ -4,6 +4,7 @@ Redis channel layer, and can be killed with SIGKILL and started again on the sam
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -13,6 +14,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from groundwork.topology import haproxy_config
 from tests.services import child_database_url
 
@@ -20,6 +23,16 @@ ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 90
 # The server processes' connections are named, so that a test can cut exactly those.
 NODE_APPLICATION = "groundwork-node"
+# The marks of a test module that runs chat processes behind the real HAProxy.
+PROXIED_SERVICES = [
+    pytest.mark.services,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs Debian's haproxy (make haproxy; make test installs it)"),
+    pytest.mark.skipif(
+        not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
+        reason="needs REDIS_URL and a PostgreSQL DATABASE_URL",
+    ),
+]
 
 
 def free_port() -> int:

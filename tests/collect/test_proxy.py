@@ -5,27 +5,17 @@ Pages join and chat through it; one process is killed mid-dialogue and started a
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.collect.nodes import HAProxy, Node, node_env
+from tests.collect.nodes import PROXIED_SERVICES, HAProxy, Node, node_env
 from tests.collect.test_node_faults import check, fault_campaign, trial  # noqa: F401 - fault_campaign is a fixture
 
-pytestmark = [
-    pytest.mark.services,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs Debian's haproxy (make haproxy; make test installs it)"),
-    pytest.mark.skipif(
-        not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
-        reason="needs REDIS_URL and a PostgreSQL DATABASE_URL",
-    ),
-]
+pytestmark = PROXIED_SERVICES
 
 
 @dataclass(frozen=True)

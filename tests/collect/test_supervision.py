@@ -9,7 +9,6 @@ import asyncio
 import os
 import random
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,18 +21,11 @@ import pytest
 
 from collect.models import Message
 from collect.netclient import Worker
+from tests.collect.nodes import PROXIED_SERVICES
 from tests.collect.supervised import ROOT, Supervised, topology_env
 from tests.collect.test_node_faults import check, fault_campaign, trial  # noqa: F401 - fault_campaign is a fixture
 
-pytestmark = [
-    pytest.mark.services,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs Debian's haproxy (make haproxy; make test installs it)"),
-    pytest.mark.skipif(
-        not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
-        reason="needs REDIS_URL and a PostgreSQL DATABASE_URL",
-    ),
-]
+pytestmark = PROXIED_SERVICES
 BACK_WITHIN_S = 5.0
 VICTIMS = ("web1", "default", "beat", "proxy")  # a chat process, a Celery worker, beat, the proxy
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import http.client
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,17 +20,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from groundwork.topology import haproxy_config
-from tests.collect.nodes import HAProxy, Node, node_env
+from tests.collect.nodes import PROXIED_SERVICES, HAProxy, Node, node_env
 
-pytestmark = [
-    pytest.mark.services,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs Debian's haproxy (make haproxy; make test installs it)"),
-    pytest.mark.skipif(
-        not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
-        reason="needs REDIS_URL and a PostgreSQL DATABASE_URL",
-    ),
-]
+pytestmark = PROXIED_SERVICES
 
 JOINS = 10
 SOCKETS = 3
