@@ -146,7 +146,9 @@ class RoomConsumer(GroundworkConsumer):
         # database, which may be reachable while Redis is not (a Redis restart must not leave
         # `connected` true). Each step that cannot reach its service is skipped with one log line:
         # Redis forgets group members whose process is gone, and the sweep ages a missed stamp.
-        still = await logged(log, "presence", database_sync_to_async(presence.member_disconnected)(
+        # Retried once on a dead connection (hot_path_sync_to_async): a connection dropped under
+        # this write would otherwise leave the member `connected` in a finished room.
+        still = await logged(log, "presence", hot_path_sync_to_async(presence.member_disconnected)(
             assignment_id=self.member.pk, socket=self.channel_name
         ))
         await logged(log, "group_discard", self.channel_layer.group_discard(room_group(self.room_id), self.channel_name))
