@@ -21,6 +21,19 @@ def _close_dead() -> None:
         connection.close_if_unusable_or_obsolete()
 
 
+def retried_once(func: Any) -> Any:
+    """`func` made once more on a new connection when its connection has died (for idempotent work)."""
+
+    def call(**kwargs: Any) -> Any:
+        try:
+            return func(**kwargs)
+        except (OperationalError, InterfaceError):
+            _close_dead()
+            return func(**kwargs)
+
+    return call
+
+
 class HotPathSyncToAsync(SyncToAsync):
     def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
         try:

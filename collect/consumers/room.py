@@ -13,7 +13,7 @@ from django.db import InterfaceError, OperationalError, close_old_connections
 
 from collect import selectors
 from collect.consumers.base import GroundworkConsumer
-from collect.consumers.db import hot_path_sync_to_async
+from collect.consumers.db import hot_path_sync_to_async, retried_once
 from collect.errors import ProtocolError
 from collect.frames import MAX_SEQ, require_int, require_str
 from collect.groups import knowledge_event, role_group, room_group
@@ -146,9 +146,9 @@ class RoomConsumer(GroundworkConsumer):
         # database, which may be reachable while Redis is not (a Redis restart must not leave
         # `connected` true). Each step that cannot reach its service is skipped with one log line:
         # Redis forgets group members whose process is gone, and the sweep ages a missed stamp.
-        # Retried once on a dead connection (hot_path_sync_to_async): a connection dropped under
-        # this write would otherwise leave the member `connected` in a finished room.
-        still = await logged(log, "presence", hot_path_sync_to_async(presence.member_disconnected)(
+        # Retried once on a dead connection: a connection dropped under this write would otherwise
+        # leave the member `connected` in a finished room.
+        still = await logged(log, "presence", database_sync_to_async(retried_once(presence.member_disconnected))(
             assignment_id=self.member.pk, socket=self.channel_name
         ))
         await logged(log, "group_discard", self.channel_layer.group_discard(room_group(self.room_id), self.channel_name))
