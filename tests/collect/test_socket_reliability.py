@@ -19,7 +19,8 @@ from groundwork import close_codes
 from collect.models import ActionReceipt, Assignment, Room, RoomStatus
 from collect.protocols import wow
 from collect.services import rooms
-from tests.collect.conftest import PairedRoom, Seat, make_room
+from tests.collect.conftest import PairedRoom, make_room
+from tests.collect.test_room_repair import synced
 from tests.collect.ws import connect, receive_ack, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,14 +30,6 @@ NONE_USED = {"no_passages_used": True}
 @pytest.fixture
 def chatting(campaign) -> PairedRoom:
     return make_room(campaign, first_speaker=wow.APPRENTICE, topic="Guitar")
-
-
-async def synced(paired: PairedRoom, seat: Seat, after: int = 0):
-    communicator = await connect(f"/ws/room/{paired.room.id}/", seat.cookie)
-    await receive_until(communicator, "state")
-    await send(communicator, {"type": "sync", "after": after})
-    await receive_until(communicator, "state")
-    return communicator
 
 
 @database_sync_to_async
