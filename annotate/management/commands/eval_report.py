@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotate.evaluation.bradley_terry import interval_text, rank_text
 from annotate.selectors.evaluation import campaign_evaluation
 from collect.models import Campaign, Protocol
 
@@ -69,4 +70,4 @@ class Command(BaseCommand):
         for job in report["pairwise"]:
             write(f"  pairwise job {job['job']} ({job['question']}, {job['judgments']} judgments)")
             for name, row in job["leaderboard"].items():
-                write(f"    {row['rank']:>2}. {name:<20} {row['score']:7.1f}  [{row['lo']:.0f}, {row['hi']:.0f}]  {row['battles']} judgments")
+                write(f"    {rank_text(row):>2}. {name:<20} {row['score']:7.1f}  [{interval_text(row)}]  {row['battles']} judgments")
