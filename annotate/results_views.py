@@ -75,9 +75,9 @@ def _charts(report: dict[str, Any]) -> dict[str, list[Any]]:
     ]
     if problems:
         bars.append(row_chart("Model turns with a problem label", problems, x_label="share of labelled turns"))
-    for job in report["pairwise"]:
-        chart = leaderboard_chart(job["leaderboard"])
+    for board in report["pairwise_by_question"]:
+        chart = leaderboard_chart(board["leaderboard"])
         if chart is not None:
-            chart.title = f"Leaderboard, {job['question']} ({job['job']})"
+            chart.title = f"Leaderboard, {board['question']} ({', '.join(board['jobs'])})"
             interval.append(chart)
     return {"interval_charts": interval, "charts": bars}
