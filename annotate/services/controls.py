@@ -85,8 +85,13 @@ def control_pairs(count: int) -> list[dict[str, Any]]:
 
 
 def job_control_pairs_add(*, job: Job, count: int) -> int:
-    """Add `count` built-in control pairs to a pairwise job as gold items (again: none added twice)."""
+    """Add `count` built-in control pairs to a pairwise job as gold items (again: none added twice).
+    A job that serves no gold gets CONTROL_GOLD_RATE, or the pairs would never be served."""
     if job.kind != JobKind.PAIRWISE:
         raise AnnotationError("bad_control_pairs", "control pairs belong to pairwise jobs only")
     specs: list[ItemSpec] = [check_spec(job, raw, f"control pair {n}", ItemRole.GOLD) for n, raw in enumerate(control_pairs(count))]
-    return items_add(job=job, specs=specs)
+    added = items_add(job=job, specs=specs)
+    if job.gold_rate <= 0:
+        Job.objects.filter(pk=job.pk).update(gold_rate=CONTROL_GOLD_RATE)
+        job.gold_rate = CONTROL_GOLD_RATE
+    return added

@@ -132,3 +132,18 @@ def test_each_question_gets_its_own_leaderboard() -> None:
     html = staff.get("/annotate/results/eval-mc/").content.decode()
     assert html.count('data-testid="question-board"') == 2
     assert "Humanlike: “Which speaker sounds more human?”" in html
+
+
+def test_the_admin_adds_control_pairs_to_pairwise_jobs_only(admin_client: Client) -> None:
+    populate(make_campaign())
+    pairwise = campaign_job("acute-eng")
+    relevance = Job.objects.create(slug="rel", name="rel", kind="relevance", overlap=1)
+    response = admin_client.post(
+        "/admin/annotate/job/", {"action": "add_control_pairs", "_selected_action": [pairwise.pk, relevance.pk]}, follow=True
+    )
+    html = response.content.decode()
+    assert "Job acute-eng: 4 control pair(s) added, served at gold rate 0.1" in html
+    assert "Job rel: control pairs belong to pairwise jobs only" in html
+    assert pairwise.items.filter(role=ItemRole.GOLD).count() == 4 and not relevance.items.exists()
+    pairwise.refresh_from_db()
+    assert pairwise.gold_rate == CONTROL_GOLD_RATE

@@ -86,9 +86,6 @@ class Command(BaseCommand):
                 raise CommandError(f"job {job.slug!r} labels {job.kind}, not {opts['kind']}")
             added = job_items_from_campaigns(job=job, campaigns=opts["campaigns"], include_incomplete=opts["include_incomplete"])
             controls = job_control_pairs_add(job=job, count=opts["control_pairs"]) if opts["control_pairs"] else 0
-            if opts["control_pairs"] and job.gold_rate <= 0:
-                Job.objects.filter(pk=job.pk).update(gold_rate=CONTROL_GOLD_RATE)
-                job.refresh_from_db()
         except AnnotationError as error:
             raise CommandError(error.message) from error
         code = f"; completion code {job.completion_code}" if job.completion_code else "; no completion code"
