@@ -218,7 +218,7 @@ def _relevance_charts(relevance: dict[str, Any], suffix: str) -> list[Chart]:
 
 def leaderboard_chart(board: dict[str, dict[str, Any]]) -> IntervalChart | None:
     """The ranked models' scores and intervals (None when no model has an interval yet)."""
-    rows = [(name, row["score"], row["lo"], row["hi"]) for name, row in board.items() if row["lo"] is not None]
+    rows = [(f"{name} (n={row['battles']})", row["score"], row["lo"], row["hi"]) for name, row in board.items() if row["lo"] is not None]
     if not rows:
         return None
     return interval_chart("Bradley–Terry scores with 95% bootstrap intervals", rows, x_label="score (mean 1000)")
