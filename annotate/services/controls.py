@@ -16,7 +16,7 @@ from typing import Any
 
 from annotate.models import ItemRole, Job, JobKind
 from annotate.services import AnnotationError
-from annotate.services.jobs import ItemSpec, items_add
+from annotate.services.jobs import items_add
 from annotate.services.pairs import check_spec
 
 CONTROL_MODEL = "control"
@@ -59,7 +59,7 @@ BETTER: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def _conversation(index: int, *, worse: bool, pair: int) -> dict[str, Any]:
+def _conversation(index: int, *, worse: bool) -> dict[str, Any]:
     topic, turns = BETTER[index]
     dialog = []
     for n, text in enumerate(turns):
@@ -68,30 +68,35 @@ def _conversation(index: int, *, worse: bool, pair: int) -> dict[str, Any]:
             text = EVASIVE[(n // 2) % len(EVASIVE)]
         dialog.append({"speaker": speaker, "text": text})
     side = "worse" if worse else "better"
-    return {"id": f"control-{pair}-{side}", "model": f"{CONTROL_MODEL}-{side}", "speaker": "model", "topic": topic, "dialog": dialog}
+    return {"id": f"control-{side}-{index}", "model": f"{CONTROL_MODEL}-{side}", "speaker": "model", "topic": topic, "dialog": dialog}
 
 
-def control_pairs(count: int) -> list[dict[str, Any]]:
+def control_pairs(count: int, *, from_end: bool = False) -> list[dict[str, Any]]:
     """`count` check pairs {"a", "b", "winner"}, each of two different conversations; the better
-    side alternates between a and b."""
+    side alternates between a and b. `from_end` takes them from the other end of the list (the
+    onboarding's, so that they differ from the queue's when both are few)."""
     combos = list(itertools.permutations(range(len(BETTER)), 2))
     if not 1 <= count <= len(combos):
         raise AnnotationError("bad_control_pairs", f"the number of control pairs must be 1–{len(combos)}, not {count}")
+    chosen = combos[len(combos) - count:] if from_end else combos[:count]
     pairs = []
-    for n, (good, bad) in enumerate(combos[:count]):
-        better, worse = _conversation(good, worse=False, pair=n), _conversation(bad, worse=True, pair=n)
+    for n, (good, bad) in enumerate(chosen):
+        better, worse = _conversation(good, worse=False), _conversation(bad, worse=True)
         pairs.append({"a": better, "b": worse, "winner": "a"} if n % 2 == 0 else {"a": worse, "b": better, "winner": "b"})
     return pairs
 
 
-def job_control_pairs_add(*, job: Job, count: int) -> int:
+def job_control_pairs_add(*, job: Job, count: int, onboarding: bool = False) -> int:
     """Add `count` built-in control pairs to a pairwise job as gold items (again: none added twice).
-    A job that serves no gold gets CONTROL_GOLD_RATE, or the pairs would never be served."""
+    A job that serves no gold gets CONTROL_GOLD_RATE, or the pairs would never be served. With
+    `onboarding`, they are qualification items instead: answered before any real pair, and a judge
+    below the job's qualification_min_score is turned away."""
     if job.kind != JobKind.PAIRWISE:
         raise AnnotationError("bad_control_pairs", "control pairs belong to pairwise jobs only")
-    specs: list[ItemSpec] = [check_spec(job, raw, f"control pair {n}", ItemRole.GOLD) for n, raw in enumerate(control_pairs(count))]
-    added = items_add(job=job, specs=specs)
-    if job.gold_rate <= 0:
+    role = ItemRole.QUALIFICATION if onboarding else ItemRole.GOLD
+    pairs = control_pairs(count, from_end=onboarding)
+    added = items_add(job=job, specs=[check_spec(job, raw, f"control pair {n}", role) for n, raw in enumerate(pairs)])
+    if not onboarding and job.gold_rate <= 0:
         Job.objects.filter(pk=job.pk).update(gold_rate=CONTROL_GOLD_RATE)
         job.gold_rate = CONTROL_GOLD_RATE
     return added

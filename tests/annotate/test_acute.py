@@ -147,3 +147,22 @@ def test_the_admin_adds_control_pairs_to_pairwise_jobs_only(admin_client: Client
     assert pairwise.items.filter(role=ItemRole.GOLD).count() == 4 and not relevance.items.exists()
     pairwise.refresh_from_db()
     assert pairwise.gold_rate == CONTROL_GOLD_RATE
+
+
+def test_onboarding_control_pairs_come_first_and_turn_away_a_judge_who_fails_them() -> None:
+    populate(make_campaign())
+    job = campaign_job("acute-eng", "--control-onboarding", "2")
+    onboarding = list(job.items.filter(role=ItemRole.QUALIFICATION).values_list("key", flat=True))
+    assert len(onboarding) == 2 and job.gold_rate == 0  # the queue itself has no checks here
+    assert set(onboarding).isdisjoint(
+        f"{ItemRole.QUALIFICATION}:{p['a']['id']}|{p['b']['id']}" for p in control_pairs(2)
+    )  # the onboarding's pairs are others than the queue's first ones
+    careless = Api(Client(), Worker.objects.create(external_id="bob"))
+    careful = Api(Client(), Worker.objects.create(external_id="alice"))
+    assert answer_all(careless, job, check_right=False) == 2  # the two onboarding pairs, then nothing
+    assert careless.next(job).json()["status"] == "disqualified"
+    answered = answer_all(careful, job, check_right=True)
+    tasks = job.items.filter(role=ItemRole.TASK).count()
+    assert answered == 2 + tasks
+    first_two = Assignment.objects.filter(worker=careful.worker).order_by("submitted_at", "pk")[:2]
+    assert {a.item.role for a in first_two} == {ItemRole.QUALIFICATION}

@@ -37,6 +37,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--control-pairs", type=int, default=0, help="pairwise: add this many built-in control pairs (known better vs worse) as gold"
         )
+        parser.add_argument(
+            "--control-onboarding", type=int, default=0, help="pairwise: this many built-in control pairs first, as qualification items"
+        )
         parser.add_argument("--threshold", type=float, default=0.6, help="relevance threshold")
         parser.add_argument("--reservation-seconds", type=int, default=900)
         parser.add_argument(
@@ -86,11 +89,15 @@ class Command(BaseCommand):
                 raise CommandError(f"job {job.slug!r} labels {job.kind}, not {opts['kind']}")
             added = job_items_from_campaigns(job=job, campaigns=opts["campaigns"], include_incomplete=opts["include_incomplete"])
             controls = job_control_pairs_add(job=job, count=opts["control_pairs"]) if opts["control_pairs"] else 0
+            if opts["control_onboarding"]:
+                onboarding = job_control_pairs_add(job=job, count=opts["control_onboarding"], onboarding=True)
         except AnnotationError as error:
             raise CommandError(error.message) from error
         code = f"; completion code {job.completion_code}" if job.completion_code else "; no completion code"
         if opts["control_pairs"]:
             code += f"; {controls} control pair(s) added, served at gold rate {job.gold_rate:g}"
+        if opts["control_onboarding"]:
+            code += f"; {onboarding} onboarding control pair(s) added"
         code += f"; {job.get_platform_display()}"
         self.stdout.write(self.style.SUCCESS(f"{job.slug}: added {added} item(s), {job.items.count()} in all{code}"))
 
