@@ -56,10 +56,10 @@ def _charts(report: dict[str, Any]) -> dict[str, list[Any]]:
         rows = []
         for model, splits in report["models"].items():
             s = splits["all"]["ratings"][question]
-            if s["mean"] is None:
-                continue
-            half = 1.96 * s["sd"] / math.sqrt(s["n"]) if s["sd"] is not None else 0.0
-            rows.append((model, s["mean"], s["mean"] - half, s["mean"] + half))
+            if s["sd"] is None:
+                continue  # fewer than two ratings: no standard error, so no interval (the table has the mean)
+            half = 1.96 * s["sd"] / math.sqrt(s["n"])
+            rows.append((f"{model} (n={s['n']})", s["mean"], s["mean"] - half, s["mean"] + half))
         if rows:
             interval.append(interval_chart(f"{question}: mean ± 1.96 standard errors", rows, x_label=question, digits=2))
     f1 = [(m, round(s["all"]["wiki_f1"]["mean"], 3)) for m, s in report["models"].items() if s["all"]["wiki_f1"]["mean"] is not None]
@@ -75,9 +75,9 @@ def _charts(report: dict[str, Any]) -> dict[str, list[Any]]:
     ]
     if problems:
         bars.append(row_chart("Model turns with a problem label", problems, x_label="share of labelled turns"))
-    for job in report["pairwise"]:
-        if job["leaderboard"]:
-            chart = leaderboard_chart(job["leaderboard"])
-            chart.title = f"Leaderboard, {job['question']} ({job['job']})"
+    for board in report["pairwise_by_question"]:
+        chart = leaderboard_chart(board["leaderboard"])
+        if chart is not None:
+            chart.title = f"Leaderboard, {board['question']} ({', '.join(board['jobs'])})"
             interval.append(chart)
     return {"interval_charts": interval, "charts": bars}

@@ -162,7 +162,8 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
     join_url = request.build_absolute_uri(reverse("annotate:join", args=[slug]))
     context = {"job": job, "report": data, "join_url": join_url, "charts": [], "interval_charts": []}
     if "pairwise" in data:
-        context["interval_charts"] = [leaderboard_chart(data["pairwise"]["leaderboard"])] if data["pairwise"]["leaderboard"] else []
+        chart = leaderboard_chart(data["pairwise"]["leaderboard"])
+        context["interval_charts"] = [chart] if chart else []
     else:
         context["charts"] = _charts(data)
     return render(request, "annotate/report.html", context)
@@ -215,6 +216,9 @@ def _relevance_charts(relevance: dict[str, Any], suffix: str) -> list[Chart]:
     ]
 
 
-def leaderboard_chart(board: dict[str, dict[str, Any]]) -> IntervalChart:
-    rows = [(name, row["score"], row["lo"], row["hi"]) for name, row in board.items()]
+def leaderboard_chart(board: dict[str, dict[str, Any]]) -> IntervalChart | None:
+    """The ranked models' scores and intervals (None when no model has an interval yet)."""
+    rows = [(f"{name} (n={row['battles']})", row["score"], row["lo"], row["hi"]) for name, row in board.items() if row["lo"] is not None]
+    if not rows:
+        return None
     return interval_chart("Bradley–Terry scores with 95% bootstrap intervals", rows, x_label="score (mean 1000)")

@@ -30,9 +30,10 @@ pytestmark = [
 
 def test_the_results_page_draws_its_charts(live_server) -> None:
     populate(make_campaign())
-    call_command("create_annotation_job", "mc-pairs", "--kind", "pairwise", "--campaign", "eval-mc", "--overlap", "1",
+    call_command("create_annotation_job", "mc-pairs", "--kind", "pairwise", "--campaign", "eval-mc", "--overlap", "3",
                  stdout=io.StringIO())
-    answer_all(Api(Client(), Worker.objects.create(external_id="alice")), Job.objects.get(slug="mc-pairs"), check_right=True)
+    for name in ("alice", "bob", "carol"):  # 21 judgments: every model reaches the 10 it needs for an interval
+        answer_all(Api(Client(), Worker.objects.create(external_id=name)), Job.objects.get(slug="mc-pairs"), check_right=True)
     staff = Client()
     staff.force_login(User.objects.create(username="rita", is_staff=True))
     cookie = staff.cookies[settings.SESSION_COOKIE_NAME].value

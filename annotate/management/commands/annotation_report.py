@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotate.evaluation.bradley_terry import interval_text, rank_text
 from annotate.models import Job
 from annotate.selectors.report import annotation_report
 
@@ -62,7 +63,9 @@ class Command(BaseCommand):
                     f" ({row['wins']}–{row['losses']}, {row['ties']} ties), binomial p {_fmt(row['p'])}"
                 )
             for name, row in pairwise["leaderboard"].items():
-                self.stdout.write(f"leaderboard {row['rank']:>2}. {name:<20} {row['score']:7.1f} [{row['lo']:.0f}, {row['hi']:.0f}]")
+                self.stdout.write(
+                    f"leaderboard {rank_text(row):>2}. {name:<20} {row['score']:7.1f} [{interval_text(row)}] {row['battles']} judgments"
+                )
             for row in pairwise["excluded_annotators"]:
                 self.stdout.write(f"excluded    {row['worker']} (check score {_fmt(row['check_score'])})")
         elif "dialog_acts" in report:
