@@ -79,7 +79,9 @@ def _status_failure(error: openai.APIStatusError, model: EvalModel, key: str) ->
     if error.status_code in (401, 403):
         whose = f"the key in {variable}" if variable else "no key (register the model with --api-key-env)"
         return ModelFailure(f"HTTP {error.status_code} from the endpoint: it refused {whose}")
-    return ModelFailure(f"HTTP {error.status_code} from the endpoint: {_redacted(str(error.message), key)[:200]}")
+    body = error.body.get("error", error.body) if isinstance(error.body, dict) else None
+    message = body["message"] if isinstance(body, dict) and "message" in body else error.message
+    return ModelFailure(f"HTTP {error.status_code} from the endpoint: {_redacted(str(message), key)[:200]}")
 
 
 def openai_call(model: EvalModel, context: dict[str, Any]) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def json_answer(status: int, data: Any, **headers: str) -> Answer:
 @dataclass
 class Request:
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names in lower case
     body: dict[str, Any] | None
 
 
@@ -76,7 +76,7 @@ def openai_server() -> Iterator[OpenAIServer]:
                 self.close_connection = True
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            requests.append(Request(self.path, dict(self.headers), None))
+            requests.append(Request(self.path, {k.lower(): v for k, v in self.headers.items()}, None))
             if self.path.endswith("/models"):
                 answer = reply[0](requests[-1])
                 if answer.status in (401, 403):
@@ -87,7 +87,7 @@ def openai_server() -> Iterator[OpenAIServer]:
 
         def do_POST(self) -> None:  # noqa: N802
             length = int(self.headers.get("Content-Length", 0))
-            requests.append(Request(self.path, dict(self.headers), json.loads(self.rfile.read(length))))
+            requests.append(Request(self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(self.rfile.read(length))))
             try:
                 self._answer(reply[0](requests[-1]))
             except (BrokenPipeError, ConnectionResetError):
