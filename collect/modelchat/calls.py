@@ -1,8 +1,8 @@
 """Calling a registered model: a Python class by dotted path, an HTTP endpoint or an
-OpenAI-compatible endpoint (openai_adapter.py), with a timeout
-per attempt, retries and a per-process concurrency limit. Whatever goes wrong, the caller gets a
-CallResult with the apology text and the error; the failure is logged. Blocking: call it off the
-event loop (a thread, or the Celery `models` queue)."""
+OpenAI-compatible endpoint (openai_adapter.py), with a timeout per attempt, retries and a
+per-process concurrency limit. Whatever goes wrong, the caller gets a CallResult with the apology
+text and the error; the failure is logged. Blocking: call it off the event loop (a thread, or the
+Celery `models` queue)."""
 
 from __future__ import annotations
 
