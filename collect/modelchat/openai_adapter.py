@@ -61,7 +61,7 @@ def _client(model: EvalModel, key: str) -> openai.OpenAI:
         return _clients[cache_key]
 
 
-def _redacted(text: str, key: str) -> str:
+def key_redacted(text: str, key: str) -> str:
     return text.replace(key, "[key]") if key and key != NO_KEY else text
 
 
@@ -81,7 +81,7 @@ def _status_failure(error: openai.APIStatusError, model: EvalModel, key: str) ->
         return ModelFailure(f"HTTP {error.status_code} from the endpoint: it refused {whose}")
     body = error.body.get("error", error.body) if isinstance(error.body, dict) else None
     message = body["message"] if isinstance(body, dict) and "message" in body else error.message
-    return ModelFailure(f"HTTP {error.status_code} from the endpoint: {_redacted(str(message), key)[:200]}")
+    return ModelFailure(f"HTTP {error.status_code} from the endpoint: {key_redacted(str(message), key)[:200]}")
 
 
 def openai_call(model: EvalModel, context: dict[str, Any]) -> dict[str, Any]:
@@ -105,10 +105,10 @@ def openai_call(model: EvalModel, context: dict[str, Any]) -> dict[str, Any]:
         except openai.APITimeoutError:
             raise ModelFailure(f"timeout: no reply within {model.timeout_seconds:g} s") from None
         except openai.APIConnectionError as error:
-            cause = _redacted(str(error.__cause__ or error), key)[:200]
+            cause = key_redacted(str(error.__cause__ or error), key)[:200]
             raise ModelFailure(f"endpoint unreachable, or its response was cut off: {cause}") from None
         except openai.APIResponseValidationError as error:
-            raise ModelFailure(f"bad reply: not an OpenAI chat completion: {_redacted(str(error), key)[:200]}") from None
+            raise ModelFailure(f"bad reply: not an OpenAI chat completion: {key_redacted(str(error), key)[:200]}") from None
         except ValueError:  # the client's json.loads of the body
             raise ModelFailure("bad reply: not valid JSON") from None
     return _reply(completion, numbered=numbered, duconv="goal" in context, key=key)
@@ -122,7 +122,7 @@ def _reply(completion: Any, *, numbered: list[Any], duconv: bool, key: str) -> d
         error = (completion.model_extra or {}).get("error")
         if error:
             message = error.get("message", error) if isinstance(error, dict) else error
-            raise ModelFailure(f"bad reply: an error object instead of choices: {_redacted(str(message), key)[:200]}")
+            raise ModelFailure(f"bad reply: an error object instead of choices: {key_redacted(str(message), key)[:200]}")
         raise ModelFailure("bad reply: no choices in the completion")
     choice = choices[0]
     message = getattr(choice, "message", None)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import openai
 
-from collect.modelchat.openai_adapter import NO_KEY, _redacted
+from collect.modelchat.openai_adapter import NO_KEY, key_redacted
 
 
 @dataclass
@@ -37,7 +37,7 @@ def endpoint_check(*, base_url: str, model: str, api_key_env: str | None, timeou
     except openai.APITimeoutError:
         check.problems.append(f"{base_url} did not answer within {timeout:g} s (start the server first, or pass --no-check)")
     except openai.APIConnectionError as error:
-        cause = _redacted(str(error.__cause__ or error), key)[:200]
+        cause = key_redacted(str(error.__cause__ or error), key)[:200]
         check.problems.append(f"cannot reach {base_url}: {cause} (start the server first, or pass --no-check)")
     except openai.APIError as error:
         check.notes.append(f"{base_url}/models gave an unreadable answer ({type(error).__name__}): the model name was not checked")

@@ -60,9 +60,24 @@ def openai_model(server: OpenAIServer, *, name: str = "oa-model", timeout: float
     return model
 
 
-def test_it_sends_a_request_the_sdk_types_accept_and_records_the_cited_sentence(server: OpenAIServer) -> None:
+def sdk_validated(body: dict) -> dict:
+    """`body` validated with the openai SDK's own request type. Its `messages` is an Iterable, which
+    pydantic validates as it is read: reading it is what checks each message."""
     from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
+    validated = dict(TypeAdapter(CompletionCreateParamsNonStreaming).validate_python(body))
+    validated["messages"] = list(validated["messages"])
+    return validated
+
+
+def test_the_sdk_type_check_refuses_a_bad_body() -> None:
+    with pytest.raises(ValueError, match="validation error"):
+        sdk_validated({"model": "m", "messages": [{"role": "wizard", "content": "x"}]})
+    with pytest.raises(ValueError, match="validation error"):
+        sdk_validated({"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": "lots"})
+
+
+def test_it_sends_a_request_the_sdk_types_accept_and_records_the_cited_sentence(server: OpenAIServer) -> None:
     server.reply[0] = lambda request: completion("It began in New Orleans, you know. [2]")
     model = openai_model(server, temperature=0.3, max_tokens=40)
     result = model_respond(model=model, context=WOW)
@@ -70,10 +85,8 @@ def test_it_sends_a_request_the_sdk_types_accept_and_records_the_cited_sentence(
     assert (result.text, result.knowledge_used, result.error) == ("It began in New Orleans, you know.", "Jazz began in New Orleans.", "")
     (request,) = server.requests
     assert request.path == "/v1/chat/completions" and request.headers["authorization"] == f"Bearer {KEY}"
-    TypeAdapter(CompletionCreateParamsNonStreaming).validate_python(request.body)
     built, numbered = request_build(model=model, context=WOW)
-    TypeAdapter(CompletionCreateParamsNonStreaming).validate_python(built)
-    assert request.body == built and numbered == WOW["knowledge"][0]["sentences"]
+    assert sdk_validated(request.body) == request.body == built and numbered == WOW["knowledge"][0]["sentences"]
     assert (request.body["model"], request.body["temperature"], request.body["max_tokens"]) == ("test-model", 0.3, 40)
     system, user = request.body["messages"]
     assert system["role"] == "system" and "about Jazz" in system["content"]
@@ -84,6 +97,7 @@ def test_it_sends_a_request_the_sdk_types_accept_and_records_the_cited_sentence(
 def test_a_duconv_context_sends_the_goal_and_triples_and_records_the_triple_ids(server: OpenAIServer) -> None:
     server.reply[0] = lambda request: completion("Inception is science fiction by Christopher Nolan. [2][1][9]")
     result = model_respond(model=openai_model(server), context=DUCONV)
+    assert sdk_validated(server.requests[0].body) == server.requests[0].body
     assert result.text == "Inception is science fiction by Christopher Nolan." and result.knowledge_used == [1, 0, 8]
     system, *turns = server.requests[0].body["messages"]
     assert "talk first about Inception, then about Christopher Nolan" in system["content"]
@@ -95,7 +109,7 @@ def test_a_duconv_context_sends_the_goal_and_triples_and_records_the_triple_ids(
 def test_the_opening_turn_and_the_plain_prompt_and_a_template_of_its_own(server: OpenAIServer) -> None:
     model = openai_model(server, prompts={"duconv": "Goal: {goal}. Say hello.", "opening": "Begin."})
     model_respond(model=model, context={**DUCONV, "history": []})
-    assert server.requests[-1].body["messages"] == [
+    assert sdk_validated(server.requests[-1].body)["messages"] == server.requests[-1].body["messages"] == [
         {"role": "system", "content": "Goal: talk first about Inception, then about Christopher Nolan (Inception, directed by, Christopher Nolan). Say hello."},
         {"role": "user", "content": "Begin."},
     ]
