@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ class Answer:
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     cut_after: int | None = None  # send this many bytes of the body, then close the connection
+    delay: float = 0.0  # seconds before answering (a hung model)
 
 
 def completion(content: str | None, *, finish_reason: str = "stop", refusal: str | None = None) -> Answer:
@@ -64,6 +66,7 @@ def openai_server() -> Iterator[OpenAIServer]:
         protocol_version = "HTTP/1.1"
 
         def _answer(self, answer: Answer) -> None:
+            time.sleep(answer.delay)
             self.send_response(answer.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(answer.body)))

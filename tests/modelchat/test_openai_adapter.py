@@ -142,8 +142,9 @@ def _completion_body(text: str) -> bytes:
         (Answer(body=b"<html>not json</html>"), "not valid JSON"),
         (completion("   [1]"), "empty content"),
         (completion("x" * 5000), "characters, more than"),
+        (Answer(body=_completion_body("Too late."), delay=3.0), "timeout: no reply within 2 s"),
     ],
-    ids=["no-choices", "error-object", "http-500", "refusal", "content-filter", "stream-cut", "429-too-long", "429-no-header", "401", "400-echoing-the-key", "not-json", "empty", "too-long"],
+    ids=["no-choices", "error-object", "http-500", "refusal", "content-filter", "stream-cut", "429-too-long", "429-no-header", "401", "400-echoing-the-key", "not-json", "empty", "too-long", "hang"],
 )
 def test_a_bad_answer_is_an_apology_with_the_error_logged_and_no_key_anywhere(server: OpenAIServer, caplog, answer: Answer, error: str) -> None:
     server.reply[0] = lambda request: answer
@@ -198,3 +199,13 @@ def test_in_a_room_a_refusal_is_an_apology_turn_and_the_chat_goes_on(mc_campaign
     assert Message.objects.count() == 2 and KEY not in caplog.text
     system = server.requests[0].body["messages"][0]["content"]
     assert "about Guitar" in system and "[1] Guitar:" in system
+
+
+def test_an_openai_model_saved_from_the_admin_is_checked_like_a_registration() -> None:
+    from django.core.exceptions import ValidationError
+
+    model = EvalModel(name="admin-made", kind=EvalModelKind.OPENAI, endpoint_url="http://127.0.0.1:8000/v1", options={"temperature": 9})
+    with pytest.raises(ValidationError) as raised:
+        model.full_clean()
+    (problems,) = raised.value.message_dict.values()
+    assert any("'model' must name the served model" in p for p in problems) and any("'temperature'" in p for p in problems)
