@@ -47,7 +47,8 @@ def template_problems(name: str, template: Any) -> list[str]:
         return [f"{error} (write {{{{ and }}}} for literal braces)"]
     wrong = sorted({f for f in fields if f not in allowed})
     if wrong:
-        return [f"unknown field(s) {', '.join('{' + f + '}' for f in wrong)}; it may use {', '.join('{' + f + '}' for f in sorted(allowed)) or 'none'}"]
+        may = ", ".join("{" + f + "}" for f in sorted(allowed)) or "none"
+        return [f"unknown field(s) {', '.join('{' + f + '}' for f in wrong)}; it may use {may}"]
     return []
 
 

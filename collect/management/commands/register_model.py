@@ -77,7 +77,7 @@ class Command(BaseCommand):
             raise CommandError("--options must be a JSON object")
         if not opts["model"]:
             raise CommandError("--openai needs --model MODEL: the name the server knows the model by")
-        given = {"model": opts["model"], "api_key_env": opts["api_key_env"], "temperature": opts["temperature"], "max_tokens": opts["max_tokens"]}
+        given = {key: opts[key] for key in ("model", "api_key_env", "temperature", "max_tokens")}
         return {**options, **{k: v for k, v in given.items() if v is not None}}
 
     def _openai_check(self, model: EvalModel, *, check: bool) -> None:
