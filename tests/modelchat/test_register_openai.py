@@ -68,8 +68,9 @@ def test_a_model_the_server_does_not_list_is_a_note_not_a_refusal(server: OpenAI
         (["--openai", "http://127.0.0.1:8000/v1", "--model", "m", "--options", '{"prompts": {"poem": "x"}}'], "unknown prompt"),
         (["--openai", "http://127.0.0.1:8000/v1", "--model", "m", "--options", '{"api_key": "sk-x"}'], "unknown option(s) api_key"),
         (["--openai", "http://127.0.0.1:9/v1", "--model", "m"], "cannot reach http://127.0.0.1:9/v1"),
+        (["--url", "http://127.0.0.1:8000/respond", "--model", "m"], "go with --openai"),
     ],
-    ids=["no-scheme", "full-path", "no-model", "unset-key", "bad-env-name", "temperature", "max-tokens", "template-field", "template-brace", "unknown-prompt", "key-in-options", "unreachable"],
+    ids=["no-scheme", "full-path", "no-model", "unset-key", "bad-env-name", "temperature", "max-tokens", "template-field", "template-brace", "unknown-prompt", "key-in-options", "unreachable", "model-without-openai"],
 )
 def test_what_can_be_known_at_registration_is_refused(args: list[str], message: str) -> None:
     with pytest.raises(CommandError) as raised:

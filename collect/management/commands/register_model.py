@@ -15,6 +15,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from collect.modelchat.bots import builtin_models_ensure
 from collect.modelchat.models import EvalModel, EvalModelKind
 
+OPENAI_ONLY = ("model", "api_key_env", "temperature", "max_tokens")
+
 
 class Command(BaseCommand):
     help = "Register a dialogue model (a Python class, an HTTP or an OpenAI-compatible endpoint) for model-chat campaigns."
@@ -51,6 +53,8 @@ class Command(BaseCommand):
             raise CommandError(f"--options is not valid JSON: {error}") from error
         if opts["openai"]:
             options = self._openai_options(options, opts)
+        elif any(opts[key] is not None for key in OPENAI_ONLY) or opts["no_check"]:
+            raise CommandError("--model, --api-key-env, --temperature, --max-tokens and --no-check go with --openai")
         if opts["retries"] < 0 or opts["concurrency"] < 1:
             raise CommandError("--retries must be at least 0 and --concurrency at least 1")
         model = EvalModel.objects.filter(name=opts["name"]).first() or EvalModel(name=opts["name"])
@@ -77,7 +81,7 @@ class Command(BaseCommand):
             raise CommandError("--options must be a JSON object")
         if not opts["model"]:
             raise CommandError("--openai needs --model MODEL: the name the server knows the model by")
-        given = {key: opts[key] for key in ("model", "api_key_env", "temperature", "max_tokens")}
+        given = {key: opts[key] for key in OPENAI_ONLY}
         return {**options, **{k: v for k, v in given.items() if v is not None}}
 
     def _openai_check(self, model: EvalModel, *, check: bool) -> None:
