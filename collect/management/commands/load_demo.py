@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand
 
 from collect.curiosity.demo import curiosity_demo_ensure
 from collect.demo import demo_campaign_ensure
+from collect.demo_jobs import demo_jobs_ensure
 from collect.duconv.demo import duconv_demo_ensure
 from collect.modelchat.demo import modelchat_demo_ensure, modelchat_duconv_demo_ensure
 from retrieval.models import KnowledgeSource
@@ -31,3 +32,5 @@ class Command(BaseCommand):
         curiosity = curiosity_demo_ensure(wiki=source)
         topics = len(curiosity.protocol_config["topics"])
         self.stdout.write(f"Curiosity demo ready: {topics} topics in '{curiosity.knowledge_source.slug}', campaign '{curiosity.slug}'")
+        for line in demo_jobs_ensure():
+            self.stdout.write(line)
