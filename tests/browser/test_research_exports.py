@@ -5,6 +5,7 @@ a signed-in user who is not staff gets 403 on the page, the start endpoint and t
 from __future__ import annotations
 
 import io
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from playwright.sync_api import Browser, Page, expect
 from annotate.exporters.curiosity_acts import export_curiosity_acts
 from annotate.models import Job
 from collect.models import Campaign
+from research.runs import export_run_create, export_run_execute
+from research.targets import export_target_for_campaign
 from tests.backup.every_kind import ACTS_JOB, site_fill
 
 pytestmark = pytest.mark.browser
@@ -103,3 +106,25 @@ def test_a_signed_in_non_staff_user_gets_403(every_kind: Path, browser: Browser,
     form = {"kind": "campaign", "slug": "bk-wow", "csrfmiddlewaretoken": csrf}
     started = page.request.post(f"{daphne_server}/research/exports/start/", form=form, headers={"Referer": f"{daphne_server}/research/"})
     assert started.status == 403 and "Staff only" in started.text(), started.text()[:300]
+
+
+def test_the_export_page_follows_a_running_export_to_its_files(every_kind: Path, browser: Browser, daphne_server: str) -> None:
+    """A worker's export (here: run by the test once the page is open) shows up on the page
+    without a reload by hand: queued, then the files with their download links."""
+    User.objects.create_user("rita", password=PASSWORD, is_staff=True)
+    target = export_target_for_campaign(campaign=Campaign.objects.get(slug="bk-wow"))
+    run_id = export_run_create(target=target, staff="rita")
+    page = browser.new_context(accept_downloads=True).new_page()
+    log_in(page, daphne_server)
+    page.goto(f"{daphne_server}/research/exports/{run_id}/")
+    expect(page.get_by_test_id("export-status")).to_contain_text("queued")
+    expect(page.get_by_test_id("export-files")).to_be_hidden()
+    export_run_execute(run_id=run_id, target=target)
+    expect(page.get_by_test_id("export-status")).to_contain_text("done", timeout=30_000)
+    expected = command_files(every_kind / "command", "campaign", "bk-wow")
+    links = page.get_by_test_id("export-files").locator("a")
+    expect(links).to_have_count(len(expected))
+    with page.expect_download() as download:
+        page.get_by_test_id("export-archive").click()
+    with zipfile.ZipFile(download.value.path()) as archive:
+        assert {name: archive.read(name) for name in archive.namelist()} == expected
