@@ -20,6 +20,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def var_dir(settings, tmp_path: Path) -> Path:
     settings.VAR_DIR = tmp_path / "var"
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # the export runs in the request (test_export_worker.py: on a worker)
     return settings.VAR_DIR
 
 
