@@ -31,6 +31,7 @@ PASSWORD = "correct horse battery"
 def every_kind(settings, tmp_path: Path, wow_campaign) -> Path:
     # Before the server is forked (daphne_server): exports and fact dbs go under this var/.
     settings.VAR_DIR = tmp_path / "var"
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # exports run in the server process: no worker here
     site_fill(tmp_path / "site")
     return tmp_path
 
