@@ -14,6 +14,19 @@ from collect.views import _error
 
 # The dataset each protocol's campaigns export as (collect.exporters.EXPORTERS).
 DATASET_OF_PROTOCOL = {Protocol.WOW: "wow", Protocol.CURIOSITY: "curiosity", Protocol.DUCONV: "duconv", Protocol.MODEL_CHAT: "modelchat"}
+REPORT, CURIOSITY_ACTS = "annotation-report", "curiosity-acts"
+
+
+def job_dataset(*, kind: str, source: dict) -> str:
+    """What an annotation job exports: its own dataset where it has one, its campaigns' export that
+    carries its labels, or its report (a job of annotate.models.Job's `kind` and `source`)."""
+    if kind == "relevance":
+        return "wowpp"
+    if kind == "dialog_acts" and source.get("dataset") == "curiosity":
+        return CURIOSITY_ACTS  # imported from a Curiosity file: that file with the acts
+    if kind in ("dialog_acts", "pairwise") and source.get("campaigns"):
+        return "curiosity" if kind == "dialog_acts" else "modelchat"
+    return REPORT
 
 
 def staff_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

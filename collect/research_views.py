@@ -13,7 +13,7 @@ from collect.charts import column_chart, row_chart
 from collect.lifecycle.identity import ID_PATTERN
 from collect.lifecycle.links import join_link
 from collect.models import Campaign, Protocol
-from collect.research_access import DATASET_OF_PROTOCOL, staff_only
+from collect.research_access import DATASET_OF_PROTOCOL, job_dataset, staff_only
 from collect.review.selectors import decisions_csv, finished_assignments, payments_csv, review_row
 from collect.review.services import ReviewError, ReviewRequest, review_apply
 from collect.review.stats import campaign_stats
@@ -26,6 +26,7 @@ MAX_LINKS = 500
 def research_index(request: HttpRequest) -> HttpResponse:
     campaigns = [(c, DATASET_OF_PROTOCOL.get(c.protocol, "")) for c in Campaign.objects.order_by("-is_active", "name")]
     jobs = apps.get_model("annotate", "Job").objects.order_by("-is_active", "name") if apps.is_installed("annotate") else []
+    jobs = [(job, job_dataset(kind=job.kind, source=job.source)) for job in jobs]
     context = {"campaigns": campaigns, "jobs": jobs, "lockouts": lockouts_current(), "model_chat": Protocol.MODEL_CHAT}
     return render(request, "collect/research/index.html", context)
 

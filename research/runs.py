@@ -127,7 +127,7 @@ def export_run_execute(*, run_id: str, target: ExportTarget) -> dict[str, Any]:
         for name in names:
             archive.write(out / name, name)
     state.update(
-        status=DONE, finished=_now(), notes=list(result.notes),
+        status=DONE, finished=_now(), notes=list(result.notes), written=result.total,
         files=[{"name": n, "size": (out / n).stat().st_size, "items": result.counts.get(n)} for n in names],
     )
     _write(run_id, state)

@@ -7,15 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotate.exporters.curiosity_acts import export_curiosity_acts
-from annotate.models import Item, Job, JobKind
+from annotate.models import Item, Job
 from annotate.selectors.report import annotation_report
 from collect.exporters import ExportError, ExportOptions, ExportResult, export_dataset
 from collect.models import Campaign, Room, RoomStatus
-from collect.research_access import DATASET_OF_PROTOCOL
+from collect.research_access import CURIOSITY_ACTS, DATASET_OF_PROTOCOL, REPORT, job_dataset
 
 CAMPAIGN, JOB = "campaign", "job"
-REPORT = "annotation-report"
-CURIOSITY_ACTS = "curiosity-acts"
 
 
 @dataclass(frozen=True)
@@ -40,16 +38,16 @@ def export_target_for_campaign(*, campaign: Campaign) -> ExportTarget | None:
 
 
 def export_target_for_job(*, job: Job) -> ExportTarget:
-    campaigns = tuple(job.source.get("campaigns", ()))
-    if job.kind == JobKind.RELEVANCE:
-        return ExportTarget(JOB, job.slug, "wowpp", f"manage.py export_dataset wowpp --job {job.slug} --out DIR")
-    if job.kind == JobKind.DIALOG_ACTS and job.source.get("dataset") == "curiosity":
-        return ExportTarget(JOB, job.slug, CURIOSITY_ACTS, "annotate.exporters.curiosity_acts.export_curiosity_acts (no command)")
-    if job.kind in (JobKind.DIALOG_ACTS, JobKind.PAIRWISE) and campaigns:
-        dataset = "curiosity" if job.kind == JobKind.DIALOG_ACTS else "modelchat"
-        flags = " ".join(f"--campaign {slug}" for slug in campaigns)
-        return ExportTarget(JOB, job.slug, dataset, f"manage.py export_dataset {dataset} {flags} --out DIR", campaigns)
-    return ExportTarget(JOB, job.slug, REPORT, f"manage.py annotation_report {job.slug} --json > DIR/{job.slug}-report.json")
+    dataset = job_dataset(kind=job.kind, source=job.source)
+    if dataset == "wowpp":
+        return ExportTarget(JOB, job.slug, dataset, f"manage.py export_dataset wowpp --job {job.slug} --out DIR")
+    if dataset == CURIOSITY_ACTS:
+        return ExportTarget(JOB, job.slug, dataset, "annotate.exporters.curiosity_acts.export_curiosity_acts (no command)")
+    if dataset == REPORT:
+        return ExportTarget(JOB, job.slug, dataset, f"manage.py annotation_report {job.slug} --json > DIR/{job.slug}-report.json")
+    campaigns = tuple(job.source["campaigns"])
+    flags = " ".join(f"--campaign {slug}" for slug in campaigns)
+    return ExportTarget(JOB, job.slug, dataset, f"manage.py export_dataset {dataset} {flags} --out DIR", campaigns)
 
 
 def export_target_size(target: ExportTarget) -> int:

@@ -8,8 +8,8 @@ from django.views.decorators.http import require_POST
 
 from annotate.models import Job
 from collect.models import Campaign
-from collect.views import _error
 from collect.research_access import staff_only
+from collect.views import _error
 from research.runs import DONE, archive_name, export_run_create, export_run_file, export_run_get, export_runs_recent
 from research.targets import CAMPAIGN, JOB, export_target_for_campaign, export_target_for_job
 from research.tasks import export_run

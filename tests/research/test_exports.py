@@ -111,3 +111,26 @@ def test_it_says_what_was_wrong_with_a_request(wow) -> None:
     assert client.get(f"{run}files/../run.json").status_code == 404
     assert client.get(f"{run}files/run.json").status_code == 404
     assert client.get("/research/exports/00000000-0000-0000-0000-000000000000/").status_code == 404
+
+
+def test_a_duconv_evaluation_job_exports_its_report_as_the_command_prints_it(var_dir, tmp_path: Path) -> None:
+    import json
+
+    from collect.models import Campaign
+    from tests.backup.every_kind import DUCONV_SESSIONS
+
+    sessions = tmp_path / "dev.txt"
+    sessions.write_text("".join(json.dumps(s, ensure_ascii=False) + "\n" for s in DUCONV_SESSIONS), encoding="utf-8")
+    call_command("import_dataset", "duconv", str(sessions), stdout=io.StringIO())
+    campaign = Campaign.objects.get(protocol="duconv")
+    call_command("create_annotation_job", "ex-eval", "--kind", "duconv_eval", "--campaign", campaign.slug, stdout=io.StringIO())
+    printed = io.StringIO()
+    call_command("annotation_report", "ex-eval", "--json", stdout=printed)
+
+    client = staff_client()
+    assert b'data-testid="export-job-ex-eval"' in client.get("/research/").content
+    run = client.post("/research/exports/start/", {"kind": "job", "slug": "ex-eval"})["Location"]
+    status = client.get(f"{run}status/").json()
+    assert status["status"] == "done" and [f["name"] for f in status["files"]] == ["ex-eval-report.json"]
+    body = b"".join(client.get(f"{run}files/ex-eval-report.json").streaming_content)
+    assert body == printed.getvalue().encode()
