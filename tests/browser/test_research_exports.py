@@ -33,6 +33,8 @@ def every_kind(settings, tmp_path: Path, wow_campaign) -> Path:
     settings.VAR_DIR = tmp_path / "var"
     settings.CELERY_TASK_ALWAYS_EAGER = True  # exports run in the server process: no worker here
     site_fill(tmp_path / "site")
+    duconv = Campaign.objects.get(protocol="duconv").slug
+    call_command("create_annotation_job", "bk-eval", "--kind", "duconv_eval", "--campaign", duconv, stdout=io.StringIO())
     return tmp_path
 
 
@@ -47,6 +49,10 @@ def command_files(out: Path, kind: str, slug: str) -> dict[str, bytes]:
             out.mkdir(parents=True)
             export_curiosity_acts(job=job, path=out / f"{slug}_curiosity_dialogs.json")
             return {p.name: p.read_bytes() for p in out.iterdir()}
+        if job.kind == "duconv_eval":
+            printed = io.StringIO()
+            call_command("annotation_report", slug, "--json", stdout=printed)
+            return {f"{slug}-report.json": printed.getvalue().encode()}
         if job.kind == "relevance":
             args = ["wowpp", "--job", slug]
         else:
@@ -68,7 +74,7 @@ def test_staff_export_every_dataset_with_the_commands_bytes(every_kind: Path, br
     User.objects.create_user("rita", password=PASSWORD, is_staff=True)
     targets = [("campaign", s) for s in ("bk-wow", "bk-curiosity", "eval-mc")]
     targets += [("campaign", Campaign.objects.get(protocol="duconv").slug)]
-    targets += [("job", s) for s in ("bk-relevance", "bk-wowpp", "bk-acts", ACTS_JOB, "bk-pairs")]
+    targets += [("job", s) for s in ("bk-relevance", "bk-wowpp", "bk-acts", ACTS_JOB, "bk-pairs", "bk-eval")]
     page = browser.new_context(accept_downloads=True).new_page()
     log_in(page, daphne_server)
     for kind, slug in targets:
