@@ -134,3 +134,34 @@ def test_a_duconv_evaluation_job_exports_its_report_as_the_command_prints_it(var
     assert status["status"] == "done" and [f["name"] for f in status["files"]] == ["ex-eval-report.json"]
     body = b"".join(client.get(f"{run}files/ex-eval-report.json").streaming_content)
     assert body == printed.getvalue().encode()
+
+
+@pytest.mark.parametrize("dataset", ["wow", "duconv", "modelchat"])
+def test_every_campaign_exporter_reports_its_progress(var_dir, dataset: str, tmp_path: Path) -> None:
+    """Items are counted as they are written (what the export page shows while a worker runs)."""
+    from collect.exporters import ExportOptions, export_dataset, export_progress
+
+    if dataset == "wow":
+        campaign = make_campaign(slug="ex-progress", protocol="wow")
+        for n, topic in enumerate(["Blues", "Jazz", "Tea"]):
+            wow_room(campaign, topic=topic, marker=f"room {n}")
+    elif dataset == "duconv":
+        import json
+
+        from tests.backup.every_kind import DUCONV_SESSIONS
+
+        sessions = tmp_path / "dev.txt"
+        sessions.write_text("".join(json.dumps(s, ensure_ascii=False) + "\n" for s in DUCONV_SESSIONS), encoding="utf-8")
+        call_command("import_dataset", "duconv", str(sessions), stdout=io.StringIO())
+    else:
+        from tests.evaluation.campaign import make_campaign as make_modelchat_campaign, populate
+
+        populate(make_modelchat_campaign())
+    ticks: list[int] = []
+    token = export_progress.set(lambda: ticks.append(1))
+    try:
+        result = export_dataset(dataset, tmp_path / "out", ExportOptions())
+    finally:
+        export_progress.reset(token)
+    rooms = result.total if dataset != "modelchat" else result.counts[next(iter(result.counts))]
+    assert len(ticks) == rooms > 0
