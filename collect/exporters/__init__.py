@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -25,6 +26,16 @@ EXPORTERS: dict[str, str] = {
     "duconv": "collect.exporters.duconv.export",
     "modelchat": "collect.exporters.modelchat.export",
 }
+
+
+# Called once per item written, where someone watches an export's progress (the browser exports).
+export_progress: ContextVar[Callable[[], None] | None] = ContextVar("export_progress", default=None)
+
+
+def export_progress_tick() -> None:
+    callback = export_progress.get()
+    if callback is not None:
+        callback()
 
 
 class ExportError(Exception):
@@ -124,6 +135,7 @@ class JsonListFiles:
         handle.write(",\n" if self.counts[name] else "\n")
         handle.write(self._encoder.encode(item))
         self.counts[name] += 1
+        export_progress_tick()
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
