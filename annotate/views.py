@@ -15,7 +15,7 @@ from django.urls import reverse
 from annotate.acts import ACT_GUIDE
 from collect.charts import Chart, column_chart, row_chart
 from annotate.duconv import duconv_rubric
-from annotate.evaluation.charts import IntervalChart, interval_chart
+from annotate.evaluation.charts import interval_chart
 from annotate.identity import entry_check
 from annotate.models import DIALOG_ACTS, Job, JobEntry, JobKind
 from annotate.selectors.entries import outcomes_csv
@@ -215,6 +215,6 @@ def _relevance_charts(relevance: dict[str, Any], suffix: str) -> list[Chart]:
     ]
 
 
-def leaderboard_chart(board: dict[str, dict[str, Any]]) -> IntervalChart:
+def leaderboard_chart(board: dict[str, dict[str, Any]]) -> Chart:
     rows = [(name, row["score"], row["lo"], row["hi"]) for name, row in board.items()]
     return interval_chart("Bradley–Terry scores with 95% bootstrap intervals", rows, x_label="score (mean 1000)")
