@@ -24,6 +24,14 @@ ROOM_TEMPLATES = {
 ENDED = (RoomStatus.RATING, RoomStatus.COMPLETE, RoomStatus.INCOMPLETE)
 
 
+def duration_text(seconds: int) -> str:
+    """180 → "3 minutes", 90 → "90 seconds": how the instructions state a time limit."""
+    if seconds % 60 == 0:
+        minutes = seconds // 60
+        return f"{minutes} minute{'' if minutes == 1 else 's'}"
+    return f"{seconds} seconds"
+
+
 def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
     return render(request, "collect/error.html", {"title": title, "message": message}, status=status)
 
@@ -85,6 +93,7 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
             "max_chars": settings.MESSAGE_MAX_CHARS,
             "done_url": reverse("collect:done", args=[room_id]),
             "instructions": assignment.campaign.instructions,
+            "turn_timeout_text": duration_text(assignment.campaign.turn_timeout_seconds),
         },
     )
 
