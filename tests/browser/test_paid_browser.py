@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Browser, expect
 
 from collect.models import Assignment, Campaign, Decision, Outcome
+from tests.annotate.test_browser import screenshot
 from tests.browser.charts import charts_drawn
 from tests.browser.test_wow_browser import pair
 from tests.paid.sweeper import beat_stand_in
@@ -47,7 +48,7 @@ def test_a_researcher_reviews_approves_and_pays_a_bonus(browser: Browser, daphne
     wizard, apprentice = Assignment.objects.get(room=room, role="wizard"), Assignment.objects.get(room=room, role="apprentice")
     User.objects.create_user("rita", password="review-pass-1", is_staff=True)
 
-    page = browser.new_context().new_page()
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     page.goto(f"{daphne_server}/research/{wow_campaign.slug}/review/")
     page.fill("#id_username", "rita")
     page.fill("#id_password", "review-pass-1")
@@ -83,6 +84,7 @@ def test_a_researcher_reviews_approves_and_pays_a_bonus(browser: Browser, daphne
     # The dialogue view shows what the wizard checked.
     page.get_by_test_id(f"row-{wizard.pk}").locator("xpath=following-sibling::tr[1]").locator("summary").click()
     expect(page.get_by_test_id("review-checked").first).to_have_text("No sentence used")
+    screenshot(page, "review-1280.png")
     page.goto(f"{daphne_server}/research/{wow_campaign.slug}/dashboard/")
     expect(page.get_by_test_id("rooms-complete")).to_have_text("1")
     expect(page.get_by_test_id("owed")).to_have_text("$1.50")
@@ -90,3 +92,4 @@ def test_a_researcher_reviews_approves_and_pays_a_bonus(browser: Browser, daphne
     # Counts on whole-number ticks only (a single room once gave 0.25-room steps).
     for chart in charts_drawn(page, count=4):
         assert chart["ticks"] and all(float(t).is_integer() for t in chart["ticks"]), chart
+    screenshot(page, "dashboard-1280.png")

@@ -17,12 +17,14 @@ from playwright.sync_api import Browser, Page, expect
 
 from collect.lifecycle.links import join_link
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus
-from tests.browser.test_narrow_screens import DESKTOP, PHONE, box, open_seat, shoot
+from tests.browser.test_narrow_screens import PHONE, box, open_seat, shoot
 from tests.collect.conftest import make_room
 from tests.duconv.conftest import make_room as make_duconv_room
 from tests.duconv.test_duconv_browser import duconv_campaign  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.browser
+
+DESKTOP = {"width": 1280, "height": 800}
 
 
 def _apprentice_first(campaign: Campaign):
@@ -62,7 +64,7 @@ def test_the_turn_timeout_warns_with_a_countdown(browser: Browser, daphne_server
     assert apprentice.script_errors == [] and wizard.script_errors == []  # type: ignore[attr-defined]
 
 
-def test_end_chat_asks_before_it_ends(browser: Browser, daphne_server: str, wow_campaign: Campaign) -> None:
+def test_end_chat_asks_before_it_ends(browser: Browser, daphne_server: str, wow_campaign: Campaign, tmp_path: Path) -> None:
     paired = _apprentice_first(wow_campaign)
     Room.objects.filter(pk=paired.room.pk).update(turns_required=0)  # "End chat" is offered at once
     apprentice = open_seat(browser, daphne_server, paired.room, paired.apprentice, DESKTOP)
@@ -71,6 +73,7 @@ def test_end_chat_asks_before_it_ends(browser: Browser, daphne_server: str, wow_
     end.click()
     expect(apprentice.get_by_test_id("confirm")).to_contain_text("End the chat now?")
     expect(end).to_be_hidden()
+    shoot(apprentice, tmp_path, "walk-end-confirm-1280.png")
     apprentice.get_by_test_id("confirm-no").click()
     expect(end).to_be_visible()
     expect(apprentice.get_by_test_id("confirm")).to_be_hidden()
@@ -81,12 +84,15 @@ def test_end_chat_asks_before_it_ends(browser: Browser, daphne_server: str, wow_
     assert Room.objects.get(pk=paired.room.pk).status == RoomStatus.RATING
 
 
-def test_leave_the_study_asks_first_and_is_gone_once_the_wait_is_over(browser: Browser, daphne_server: str, wow_campaign: Campaign) -> None:
+def test_leave_the_study_asks_first_and_is_gone_once_the_wait_is_over(
+    browser: Browser, daphne_server: str, wow_campaign: Campaign, tmp_path: Path
+) -> None:
     page = browser.new_context(viewport=PHONE).new_page()
     page.goto(join_link(base=daphne_server, campaign_slug=wow_campaign.slug, worker="erin"))
     expect(page.get_by_test_id("status")).to_have_attribute("data-state", "waiting")
     page.get_by_test_id("leave").click()
     expect(page.get_by_test_id("confirm")).to_contain_text("no completion code")
+    shoot(page, tmp_path, "walk-leave-confirm-390.png")
     page.get_by_test_id("confirm-no").click()
     expect(page.get_by_test_id("leave")).to_be_visible()
     assert Assignment.objects.get(worker__external_id="erin").status == AssignmentStatus.WAITING
@@ -98,6 +104,7 @@ def test_leave_the_study_asks_first_and_is_gone_once_the_wait_is_over(browser: B
     page.route(re.compile(r".*/done/$"), lambda route: route.fulfill(status=204))  # a 204 leaves the page as it is
     expect(page.get_by_test_id("timeout")).to_be_visible(timeout=30_000)
     expect(page.get_by_test_id("leave")).to_be_hidden()
+    shoot(page, tmp_path, "walk-wait-over-390.png")
     assert Assignment.objects.get(worker__external_id="erin").outcome == Outcome.NO_PARTNER
 
 
@@ -151,9 +158,10 @@ def test_the_duconv_counter_names_what_the_end_waits_for(browser: Browser, daphn
     expect(user.get_by_test_id("turn-counter")).to_have_text("Your turns: 1 of 1 (your partner ends the chat once their goal is reached)")
 
 
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1280px"])
 @pytest.mark.parametrize("protocol", ["wow", "duconv"])
-def test_the_phone_header_keeps_badge_and_counter_on_one_row(
-    browser: Browser, daphne_server: str, wow_campaign: Campaign, duconv_campaign: Campaign, protocol: str, tmp_path: Path  # noqa: F811
+def test_the_header_keeps_badge_and_counter_in_place(
+    browser: Browser, daphne_server: str, wow_campaign: Campaign, duconv_campaign: Campaign, protocol: str, viewport: dict, tmp_path: Path  # noqa: F811
 ) -> None:
     if protocol == "wow":
         paired = make_room(wow_campaign, topic="Blues")
@@ -162,20 +170,24 @@ def test_the_phone_header_keeps_badge_and_counter_on_one_row(
         paired = make_duconv_room(duconv_campaign)
         room, seats = paired.room, {"agent": paired.agent, "user": paired.user}
     for role, seat in seats.items():
-        page = open_seat(browser, daphne_server, room, seat, PHONE)
+        page = open_seat(browser, daphne_server, room, seat, viewport)
         expect(page.locator("#room")).to_have_attribute("data-status", "chatting")
         expect(page.get_by_test_id("turn-counter")).to_have_text(re.compile(r"^Your turns: 0 of \d"))
         header, badge, counter = box(page, ".chat-header"), box(page, "[data-testid=role-badge]"), box(page, "[data-testid=turn-counter]")
-        # Same row (their boxes overlap vertically), the badge at the left, the counter at the right edge.
-        assert badge["y"] < counter["y"] + counter["height"] and counter["y"] < badge["y"] + badge["height"]
-        assert abs(badge["x"] - header["x"]) < 2
+        # Both end at the header's right edge on a desktop; on a phone they share one row under the
+        # topic (their boxes overlap vertically), the badge at the left, the counter at the right edge.
         assert abs((counter["x"] + counter["width"]) - (header["x"] + header["width"])) < 2
+        if viewport is PHONE:
+            assert badge["y"] < counter["y"] + counter["height"] and counter["y"] < badge["y"] + badge["height"]
+            assert abs(badge["x"] - header["x"]) < 2
         # Every protocol's role is a coloured badge, not plain text.
         background = page.get_by_test_id("role-badge").evaluate("node => getComputedStyle(node).backgroundColor")
         assert background not in ("rgba(0, 0, 0, 0)", "transparent")
         if role == "agent":
-            expect(page.get_by_test_id("pane-where-narrow")).to_be_visible()  # "below the chat", not "on the right"
-            expect(page.get_by_test_id("pane-where-wide")).to_be_hidden()
-        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-        shoot(page, tmp_path, f"walk-{protocol}-{role}-390.png")
+            where = "pane-where-narrow" if viewport is PHONE else "pane-where-wide"  # "below the chat" on a phone
+            expect(page.get_by_test_id(where)).to_be_visible()
+            chat, panel = box(page, ".chat-pane"), box(page, "[data-testid=goal-panel]")
+            assert panel["y"] >= chat["y"] + chat["height"] if viewport is PHONE else panel["x"] >= chat["x"] + chat["width"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        shoot(page, tmp_path, f"walk-{protocol}-{role}-{viewport['width']}.png")
         assert page.script_errors == []  # type: ignore[attr-defined]
