@@ -9,8 +9,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from collect.charts import Chart, row_chart
-from annotate.evaluation.charts import interval_chart
+from collect.charts import Chart, interval_chart, row_chart
 from annotate.selectors.evaluation import campaign_evaluation
 from annotate.views import _error, leaderboard_chart
 from collect.models import Campaign, Protocol

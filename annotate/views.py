@@ -13,9 +13,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from annotate.acts import ACT_GUIDE
-from collect.charts import Chart, column_chart, row_chart
+from collect.charts import Chart, column_chart, interval_chart, row_chart
 from annotate.duconv import duconv_rubric
-from annotate.evaluation.charts import interval_chart
 from annotate.identity import entry_check
 from annotate.models import DIALOG_ACTS, Job, JobEntry, JobKind
 from annotate.selectors.entries import outcomes_csv

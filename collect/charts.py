@@ -5,6 +5,7 @@ table of the same numbers for screen readers and for copying."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -74,3 +75,24 @@ def row_chart(title: str, data: list[tuple[str, float]], *, x_label: str, counts
     """Horizontal bars with long labels on the left, e.g. how often each dialog act was given."""
     values = [float(v) for _, v in data]
     return Chart(title, "row", [str(k) for k, _ in data], values, x_label=x_label, counts=counts, digits=_digits(values))
+
+
+def interval_chart(title: str, rows: list[tuple[str, float, float, float]], *, x_label: str, digits: int = 0) -> Chart:
+    """One row per (label, value, lo, hi): a dot at the estimate and a line across its interval, e.g.
+    the leaderboard with bootstrap intervals or a mean rating ± 1.96 standard errors. An infinite
+    bound is drawn at the estimate."""
+
+    def finite(bound: float, value: float) -> float:
+        return bound if math.isfinite(bound) else value
+
+    return Chart(
+        title,
+        "interval",
+        [label for label, *_ in rows],
+        [value for _, value, _, _ in rows],
+        x_label=x_label,
+        counts=False,
+        digits=digits,
+        lows=[finite(lo, value) for _, value, lo, _ in rows],
+        highs=[finite(hi, value) for _, value, _, hi in rows],
+    )

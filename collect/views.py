@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from collect.charts import interval_chart
 from collect.curiosity.analysis import like_rates_by_source
 from collect.models import Assignment, AssignmentStatus, Campaign, Protocol, RoomStatus
 from collect.entry_views import finish_page
@@ -118,6 +119,10 @@ def curiosity_analysis(request: HttpRequest) -> HttpResponse:
     if slug and chosen is None:
         return _error(request, 404, "No such campaign", f"There is no Curiosity campaign called “{slug}”.")
     analysis = like_rates_by_source(campaigns=[chosen] if chosen else list(campaigns))
+    rows = [(r.label, r.rate_percent, r.low_percent, r.high_percent) for r in analysis.rates if r.messages]
+    chart = interval_chart("Like rate by fact source (95% Wilson interval)", rows, x_label="messages liked (%)", digits=1)
     return render(
-        request, "collect/curiosity_analysis.html", {"campaigns": campaigns, "chosen": chosen, "analysis": analysis}
+        request,
+        "collect/curiosity_analysis.html",
+        {"campaigns": campaigns, "chosen": chosen, "analysis": analysis, "like_chart": chart},
     )
