@@ -20,6 +20,8 @@ from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room
 from tests.browser.test_narrow_screens import PHONE, box, open_seat, shoot
 from tests.collect.conftest import make_room
 from tests.duconv.conftest import make_room as make_duconv_room
+from tests.curiosity.conftest import make_room as make_curiosity_room
+from tests.curiosity.test_curiosity_browser import curiosity_campaign  # noqa: F401 (fixture)
 from tests.duconv.test_duconv_browser import duconv_campaign  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.browser
@@ -159,15 +161,22 @@ def test_the_duconv_counter_names_what_the_end_waits_for(browser: Browser, daphn
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1280px"])
-@pytest.mark.parametrize("protocol", ["wow", "duconv"])
+@pytest.mark.parametrize("protocol", ["wow", "duconv", "curiosity"])
 def test_the_header_keeps_badge_and_counter_in_place(
-    browser: Browser, daphne_server: str, wow_campaign: Campaign, duconv_campaign: Campaign, protocol: str, viewport: dict, tmp_path: Path  # noqa: F811
+    request: pytest.FixtureRequest, browser: Browser, daphne_server: str, wow_campaign: Campaign, protocol: str, viewport: dict, tmp_path: Path
 ) -> None:
-    if protocol == "wow":
+    if protocol == "curiosity":
+        from collect.services import rooms
+
+        paired = make_curiosity_room(request.getfixturevalue("curiosity_campaign"))
+        frame = {"type": "mark_known", "entities": []}
+        rooms.room_act(room_id=paired.room.id, assignment=paired.user.assignment, name="mark_known", frame=frame)
+        room, seats = paired.room, {"user": paired.user, "assistant": paired.assistant}
+    elif protocol == "wow":
         paired = make_room(wow_campaign, topic="Blues")
         room, seats = paired.room, {"wizard": paired.wizard, "apprentice": paired.apprentice}
     else:
-        paired = make_duconv_room(duconv_campaign)
+        paired = make_duconv_room(request.getfixturevalue("duconv_campaign"))
         room, seats = paired.room, {"agent": paired.agent, "user": paired.user}
     for role, seat in seats.items():
         page = open_seat(browser, daphne_server, room, seat, viewport)
