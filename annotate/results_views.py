@@ -9,8 +9,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from collect.charts import Chart, row_chart
-from annotate.evaluation.charts import IntervalChart, interval_chart
+from collect.charts import Chart, interval_chart, row_chart
 from annotate.selectors.evaluation import campaign_evaluation
 from annotate.views import _error, leaderboard_chart
 from collect.models import Campaign, Protocol
@@ -50,7 +49,7 @@ def _has_goals(report: dict[str, Any]) -> bool:
 
 
 def _charts(report: dict[str, Any]) -> dict[str, list[Any]]:
-    interval: list[IntervalChart] = []
+    interval: list[Chart] = []
     bars: list[Chart] = []
     for question in report["questions"]:
         rows = []
@@ -64,17 +63,17 @@ def _charts(report: dict[str, Any]) -> dict[str, list[Any]]:
             interval.append(interval_chart(f"{question}: mean ± 1.96 standard errors", rows, x_label=question, digits=2))
     f1 = [(m, round(s["all"]["wiki_f1"]["mean"], 3)) for m, s in report["models"].items() if s["all"]["wiki_f1"]["mean"] is not None]
     if f1:
-        bars.append(row_chart("Wiki F1 (mean per conversation)", f1, x_label="unigram F1"))
+        bars.append(row_chart("Wiki F1 (mean per conversation)", f1, x_label="unigram F1", counts=False))
     goals = [(m, round(s["all"]["goal_completion"]["mean"], 2)) for m, s in report["models"].items() if s["all"]["goal_completion"]["n"]]
     if goals:
-        bars.append(row_chart("Goal completion (mean per conversation, 0–2)", goals, x_label="goal completion"))
+        bars.append(row_chart("Goal completion (mean per conversation, 0–2)", goals, x_label="goal completion", counts=False))
     problems = [
         (m, round(1 - s["all"]["problem_rates"]["none"], 3))
         for m, s in report["models"].items()
         if s["all"]["problem_rates"].get("none") is not None
     ]
     if problems:
-        bars.append(row_chart("Model turns with a problem label", problems, x_label="share of labelled turns"))
+        bars.append(row_chart("Model turns with a problem label", problems, x_label="share of labelled turns", counts=False))
     for board in report["pairwise_by_question"]:
         chart = leaderboard_chart(board["leaderboard"])
         if chart is not None:

@@ -13,9 +13,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from annotate.acts import ACT_GUIDE
-from collect.charts import Chart, column_chart, row_chart
+from collect.charts import Chart, column_chart, interval_chart, row_chart
 from annotate.duconv import duconv_rubric
-from annotate.evaluation.charts import IntervalChart, interval_chart
 from annotate.identity import entry_check
 from annotate.models import DIALOG_ACTS, Job, JobEntry, JobKind
 from annotate.selectors.entries import outcomes_csv
@@ -216,7 +215,7 @@ def _relevance_charts(relevance: dict[str, Any], suffix: str) -> list[Chart]:
     ]
 
 
-def leaderboard_chart(board: dict[str, dict[str, Any]]) -> IntervalChart | None:
+def leaderboard_chart(board: dict[str, dict[str, Any]]) -> Chart | None:
     """The ranked models' scores and intervals (None when no model has an interval yet)."""
     rows = [(f"{name} (n={row['battles']})", row["score"], row["lo"], row["hi"]) for name, row in board.items() if row["lo"] is not None]
     if not rows:

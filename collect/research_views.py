@@ -101,10 +101,10 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = get_object_or_404(Campaign, slug=slug)
     stats = campaign_stats(campaign=campaign)
     charts = [
-        column_chart("Rooms completed per hour", [(h, c) for h, c, _ in stats["per_hour"]], x_label="hour", y_label="rooms", height=200),
-        column_chart("Rooms abandoned per hour", [(h, a) for h, _, a in stats["per_hour"]], x_label="hour", y_label="rooms", height=200),
+        column_chart("Rooms completed per hour", [(h, c) for h, c, _ in stats["per_hour"]], x_label="hour", y_label="rooms"),
+        column_chart("Rooms abandoned per hour", [(h, a) for h, _, a in stats["per_hour"]], x_label="hour", y_label="rooms"),
         row_chart("Outcomes", [(o, n) for o, n, _ in stats["outcomes"]], x_label="assignments"),
-        column_chart("Apprentice ratings", stats["ratings"], x_label="rating", y_label="rooms", height=200),
+        column_chart("Apprentice ratings", stats["ratings"], x_label="rating", y_label="rooms"),
     ]
     template = "collect/research/_dashboard.html" if request.GET.get("fragment") else "collect/research/dashboard.html"
     return render(request, template, {"campaign": campaign, "stats": stats, "charts": charts})

@@ -18,7 +18,11 @@ const reportForm = document.getElementById("report-form");
 const reportReason = document.getElementById("report-reason");
 
 const keys = new Map(); // key -> act
-for (const button of palette.querySelectorAll("[data-act]")) keys.set(button.dataset.key, button.dataset.act);
+const actLabels = new Map(); // act -> its label in the palette ("request aspect")
+for (const button of palette.querySelectorAll("[data-act]")) {
+  keys.set(button.dataset.key, button.dataset.act);
+  actLabels.set(button.dataset.act, button.dataset.label || button.dataset.act);
+}
 
 let item = null;
 let labels = []; // one Set of acts per message
@@ -30,7 +34,7 @@ let warnedFor = null; // the unlabeled messages the annotator was warned about (
 function renderTags(index) {
   const node = list.querySelector(`[data-index="${index}"] .act-tags`);
   const acts = item.acts.filter((act) => labels[index].has(act));
-  node.replaceChildren(...(acts.length ? acts.map((act) => h("span", { class: "act-tag", text: act })) : [h("span", { class: "muted", text: "no acts" })]));
+  node.replaceChildren(...(acts.length ? acts.map((act) => h("span", { class: "act-tag", dataset: { act }, text: actLabels.get(act) || act })) : [h("span", { class: "muted", text: "no acts" })]));
 }
 
 function select(index) {

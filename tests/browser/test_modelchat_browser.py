@@ -77,6 +77,7 @@ def test_a_model_chat_in_the_browser(mc_browser_campaign, browser: Browser, daph
     expect(partner).to_have_count(2, timeout=15_000)
     # Ending before labelling the last message keeps the chat on screen until it is labelled.
     page.get_by_test_id("end-button").click()
+    page.get_by_test_id("confirm-yes").click()  # "End chat" asks once more
     expect(page.get_by_test_id("error")).to_contain_text("Label your partner's last message")
     partner.nth(1).get_by_test_id("label-repetitive").check()
     partner.nth(1).get_by_test_id("label-off_topic").check()
