@@ -44,6 +44,9 @@ def parse_line(number: int, raw: bytes) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise DuConvImportError(f"{where}: expected a JSON object, got {type(obj).__name__}")
     missing = [k for k in KEYS if k not in obj]
+    if missing == ["conversation"] and "response" in obj:
+        raise DuConvImportError(f"{where}: a test-format sample (history, response), not a session: "
+                                "only train/dev session files (goal, knowledge, conversation) import as rooms")
     if missing:
         raise DuConvImportError(f"{where}: missing {', '.join(repr(k) for k in missing)}")
     try:
