@@ -47,7 +47,9 @@ _MESSAGE_FIELDS = ("room_id", "seq", "role", "text", "retrieved_passages", "chec
 
 def export(out_dir: Path, options: ExportOptions) -> ExportResult:
     rooms = rooms_to_export(options)
-    pools = CandidatePools(rooms, CANDIDATE_FILES, lambda topic, pk: split_for(topic, pk, options), options.seed)
+    pools = CandidatePools(
+        rooms=rooms, files=CANDIDATE_FILES, file_of=lambda topic, pk: split_for(topic, pk, options), seed=options.seed
+    )
     skipped = 0
     with JsonListFiles(out_dir, (*FILES, ALL_DIALOGUES)) as files:
         for room, messages in iter_rooms_with_messages(rooms, chunk_size=options.chunk_size):

@@ -23,7 +23,11 @@ CANDIDATES = 100
 class CandidatePools:
     """Every wizard response of each candidate-bearing file, to draw the others from."""
 
-    def __init__(self, rooms: QuerySet[Room], files: tuple[str, ...], file_of: Callable[[str, Any], str], seed: int) -> None:
+    def __init__(
+        self, *, rooms: QuerySet[Room], files: tuple[str, ...], file_of: Callable[[str, Any], str], seed: int
+    ) -> None:
+        """`file_of(topic, room id)` names the file a room goes to; `files` are those whose wizard
+        turns get candidates."""
         self.seed = seed
         self.pools: dict[str, list[tuple[Any, str]]] = defaultdict(list)
         self.short: Counter[str] = Counter()  # file -> wizard turns given fewer than CANDIDATES
