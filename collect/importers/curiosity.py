@@ -30,13 +30,13 @@ from django.db import transaction
 
 from collect.exporters.curiosity import ABSENT, FLAG_DEFAULTS, SPLITS
 from collect.exporters.curiosity_files import FileKeysConflict, file_keys_of, file_keys_remember
+from collect.importers import split_chosen
 from collect.models import Assignment, AssignmentStatus, Campaign, CuriosityDialog, Message, Protocol, Room, RoomStatus, Worker
 from retrieval.curiosity.factdb import FactDbError, factdb_expect, factdb_import, factdb_missing, md5_file
 from retrieval.models import FactDatabase
 
 PLATFORM = "curiosity"
 SPLIT_NAME = re.compile(r"curiosity_dialogs\.([a-z_]+)\.json$")
-RESPLIT = "hash"  # an explicit request: no split of its own, the export draws one by hash
 ROLES = ("user", "assistant")
 RATINGS = ("user_dialog_rating", "user_other_agent_rating", "assistant_dialog_rating", "assistant_other_agent_rating")
 LISTS = ("aspects", "known_entities", "related_entities")
@@ -109,20 +109,8 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _split_of(path: Path, given: str | None) -> str:
-    """The given split ("" for RESPLIT), else the one the file's name names; refused if neither."""
-    if given:
-        if given == RESPLIT:
-            return ""
-        if given not in SPLITS:
-            raise CuriosityImportError(f"--split must be one of {', '.join(SPLITS)} or {RESPLIT}, not {given!r}")
-        return given
-    match = SPLIT_NAME.search(path.name)
-    if match is None or match.group(1) not in SPLITS:
-        raise CuriosityImportError(
-            f"{path.name} does not name its split (curiosity_dialogs.<{'|'.join(SPLITS)}>.json): give --split "
-            f"{'|'.join(SPLITS)}, or --split {RESPLIT} to have the export split its dialogs by hash"
-        )
-    return match.group(1)
+    return split_chosen(path=path, given=given, splits=SPLITS, name=SPLIT_NAME, fail=CuriosityImportError,
+                        named=f"curiosity_dialogs.<{'|'.join(SPLITS)}>.json", items="dialogs")
 
 
 def _fact_source(checksum: str, facts: Path | None, slug: str, path: Path) -> tuple[Any, dict[str, int]]:

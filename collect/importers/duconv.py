@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db import transaction
 
+from collect.importers import split_chosen
 from collect.models import Assignment, AssignmentStatus, Campaign, DuConvSession, Message, Protocol, Room, RoomStatus, Worker
 from collect.protocols.duconv import AGENT, USER
 from retrieval.graph.services import GoalError, goal_shape_check, triples_import
@@ -26,7 +27,6 @@ PLATFORM = "duconv"
 KEYS = ("goal", "knowledge", "conversation")
 SPLIT_IN_NAME = re.compile(r"(?:^|[^a-z])(train|dev|test)(?:[^a-z]|$)")
 SPLITS = ("train", "dev", "test")
-RESPLIT = "hash"  # an explicit request: no split of its own, the export draws one by hash
 
 
 class DuConvImportError(ValueError):
@@ -66,20 +66,8 @@ def parse_line(number: int, raw: bytes) -> dict[str, Any]:
 
 
 def split_of(path: Path, given: str | None = None) -> str:
-    """The stored split: the given one ("" for RESPLIT), else the file name's; refused if neither."""
-    if given:
-        if given == RESPLIT:
-            return ""
-        if given not in SPLITS:
-            raise DuConvImportError(f"--split must be one of {', '.join(SPLITS)} or {RESPLIT}, not {given!r}")
-        return given
-    match = SPLIT_IN_NAME.search(path.name.lower())
-    if match is None:
-        raise DuConvImportError(
-            f"{path.name} does not name its split (train, dev or test): give --split train|dev|test, "
-            f"or --split {RESPLIT} to have the export split its sessions by hash"
-        )
-    return match.group(1)
+    return split_chosen(path=path, given=given, splits=SPLITS, name=SPLIT_IN_NAME, fail=DuConvImportError,
+                        named="train, dev or test", items="sessions")
 
 
 def duconv_import(*, path: Path, campaign: str = "", split: str | None = None) -> dict[str, Any]:
