@@ -22,7 +22,7 @@ UNIT = "a (context, candidate sentence) pair; each annotator's value: selected o
 def relevance_agreements(tallies: list[Tally]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(Fleiss' kappa, Krippendorff's alpha) over the units of these tallies."""
     contexts = Counter(t.annotators for t in tallies)
-    units = Counter()
+    units: Counter[int] = Counter()
     for t in tallies:
         units[t.annotators] += len(t.selected)
     raters = contexts.most_common(1)[0][0] if contexts else 0
@@ -31,7 +31,8 @@ def relevance_agreements(tallies: list[Tally]) -> tuple[dict[str, Any], dict[str
     left_contexts = sum(n for r, n in contexts.items() if r != raters)
     reason = None
     if left_units:
-        others = ", ".join(f"{units[r]} with {r} raters ({contexts[r]} contexts)" for r in sorted(units) if r != raters)
+        others = ", ".join(f"{units[r]} with {r} raters ({contexts[r]} context{'s' * (contexts[r] != 1)})"
+                           for r in sorted(units) if r != raters)
         reason = (f"Fleiss' kappa needs the same number of raters for every unit: counted the {len(table)} units with "
                   f"{raters} raters, left out {others}; Krippendorff's alpha counts them all")
     kappa = {

@@ -47,7 +47,7 @@ def test_kappa_says_what_it_left_out_and_alpha_counts_every_unit(job: Job) -> No
     assert kappa["value"] == pytest.approx(fleiss_kappa(ten))
     assert (kappa["units"], kappa["raters_per_unit"], kappa["contexts"]) == (7, 10, 2)
     assert (kappa["units_left_out"], kappa["contexts_left_out"]) == (5, 1)
-    assert "left out 5 with 9 raters (1 contexts)" in kappa["left_out_because"]
+    assert "left out 5 with 9 raters (1 context)" in kappa["left_out_because"]
     assert "(context, candidate sentence)" in kappa["unit"]
     # Alpha on every vote, as NLTK computes it from one value per annotator and unit.
     triples = [(f"r{r}", (key, n), r < v) for key, (raters, votes) in CONTEXTS.items()
