@@ -105,13 +105,15 @@ class JsonListFiles:
     previous files untouched and never a half-written one.
     """
 
-    def __init__(self, out_dir: Path, names: Iterable[str], *, head: str = "[", tail: str = "\n]\n") -> None:
+    def __init__(
+        self, out_dir: Path, names: Iterable[str], *, head: str | dict[str, str] = "[", tail: str | dict[str, str] = "\n]\n"
+    ) -> None:
         """`head` and `tail` enclose the items: a bare list by default, or a list inside an object
-        (Curiosity's `{"dialogs": [...], "db_checksum": ...}`)."""
+        (Curiosity's `{"dialogs": [...], "db_checksum": ...}`); one for every file, or one per file name."""
         self.out_dir = out_dir
-        self.head = head
-        self.tail = tail
         self.counts: dict[str, int] = {name: 0 for name in names}
+        self.heads = head if isinstance(head, dict) else dict.fromkeys(self.counts, head)
+        self.tails = tail if isinstance(tail, dict) else dict.fromkeys(self.counts, tail)
         self._temps: dict[str, Path] = {}
         self._handles: dict[str, IO[str]] = {}
         # ensure_ascii: a pure-ASCII file reads the same whatever locale the loader runs under.
@@ -124,7 +126,7 @@ class JsonListFiles:
                 temp = self.out_dir / f".{name}.{os.getpid()}.tmp"
                 self._temps[name] = temp
                 self._handles[name] = temp.open("w", encoding="utf-8")
-                self._handles[name].write(self.head)
+                self._handles[name].write(self.heads[name])
         except BaseException:
             self._discard()
             raise
@@ -144,8 +146,8 @@ class JsonListFiles:
             self._discard()
             return
         try:
-            for handle in self._handles.values():
-                handle.write(self.tail)
+            for name, handle in self._handles.items():
+                handle.write(self.tails[name])
                 handle.close()
         except BaseException:
             self._discard()

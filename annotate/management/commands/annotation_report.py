@@ -34,11 +34,16 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
             return
-        progress, agreement = report["progress"], report["agreement"]
+        progress = report["progress"]
         self.stdout.write(f"{job.name} ({job.slug}, {job.kind}, {job.overlap} per item)")
         self.stdout.write(f"items       {progress['complete']}/{progress['items']} complete, items by role {report['items']}")
         self.stdout.write(f"answers     {report['answers']}")
-        self.stdout.write(f"agreement   {agreement['measure']} = {_fmt(agreement['value'])} over {agreement['units']} units")
+        for measure in report["agreements"]:
+            self.stdout.write(f"agreement   {measure['measure']} = {_fmt(measure['value'])} over {measure['units']} units")
+            if measure.get("unit"):
+                self.stdout.write(f"  unit      {measure['unit']}")
+            if measure.get("left_out_because"):
+                self.stdout.write(f"  left out  {measure['units_left_out']} units: {measure['left_out_because']}")
         if "relevance" in report:
             per_item = report["relevance"]["relevant_per_item"]
             self.stdout.write(
