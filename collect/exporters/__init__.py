@@ -132,12 +132,14 @@ class JsonListFiles:
             raise
         return self
 
-    def write(self, name: str, item: Any) -> None:
+    def write(self, name: str, item: Any, *, counted: bool = True) -> None:
+        """`counted=False`: an item another file also holds, left out of the export's progress."""
         handle = self._handles[name]
         handle.write(",\n" if self.counts[name] else "\n")
         handle.write(self._encoder.encode(item))
         self.counts[name] += 1
-        export_progress_tick()
+        if counted:
+            export_progress_tick()
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

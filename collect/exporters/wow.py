@@ -58,7 +58,7 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
                 continue
             file = split_for(room["topic"], room["id"], options)
             out = dialogue(room, messages)
-            files.write(ALL_DIALOGUES, out)
+            files.write(ALL_DIALOGUES, out, counted=False)
             if file in CANDIDATE_FILES:
                 for message, entry in zip(messages, out["dialog"]):
                     if message["role"] == "wizard":
