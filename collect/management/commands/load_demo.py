@@ -3,7 +3,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from collect.demo import demo_campaign_ensure
-from collect.duconv.demo import duconv_demo_ensure
+from collect.duconv.demo import duconv_demo_ensure, duconv_zh_demo_ensure
 from collect.modelchat.demo import modelchat_demo_ensure, modelchat_duconv_demo_ensure
 from retrieval.models import KnowledgeSource
 
@@ -27,3 +27,5 @@ class Command(BaseCommand):
         self.stdout.write(f"DuConv demo ready: {duconv.knowledge_source.triples.count()} triples, campaign '{duconv.slug}'")
         duconv_chat = modelchat_duconv_demo_ensure(source=duconv.knowledge_source)
         self.stdout.write(f"DuConv model-chat demo ready: campaign '{duconv_chat.slug}'")
+        duconv_zh = duconv_zh_demo_ensure()
+        self.stdout.write(f"DuConv Chinese demo ready: {duconv_zh.knowledge_source.triples.count()} triples, campaign '{duconv_zh.slug}'")
