@@ -53,17 +53,18 @@ os.register_at_fork(after_in_child=_fresh_after_fork)
 
 def passages_rank(
     *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str = "",
-    ranker: SentenceRanker | None = None,
+    ranker: SentenceRanker | None = None, language: str = "en",
 ) -> list[dict[str, Any]]:
     """Score every sentence of `passages` against `context` (the dialogue turns, oldest first) and
-    `topic` (the dialogue's chosen topic, "" when none).
+    `topic` (the dialogue's chosen topic, "" when none), in the knowledge source's `language` (the
+    TF-IDF ranker's words: retrieval/words.py).
 
     Returns copies of the passages with every key kept and "scores" added: one float per sentence,
     aligned with "sentences", which are never reordered inside a passage (so a (passage, sentence)
     index the wizard checks stays valid). Passages come best first by their best sentence; equal
     ones keep their input order. Raises whatever the ranker raises."""
     _check(passages)
-    ranker = ranker or live_ranker()
+    ranker = ranker or live_ranker(language=language)
     candidates = [Candidate(str(p["title"]), str(s)) for p in passages for s in p["sentences"]]
     with metrics.RERANK_SECONDS.time():
         flat = ranker.score(list(context), candidates, topic=topic) if candidates else []

@@ -16,6 +16,7 @@ from retrieval.index.chunked import term_major_write
 from retrieval.index.store import build_dir_create, build_publish
 from retrieval.index.vectorizer import DEFAULT_FEATURES, TOKEN_PATTERN, make_vectorizer, stop_words_for
 from retrieval.models import Article, KnowledgeSource
+from retrieval.words import is_segmented, language_code, terms_for
 
 READ_BATCH = 2000  # rows fetched per database round trip
 
@@ -41,7 +42,9 @@ def index_build(
     `progress` is called with the number of articles in each chunk as it is vectorised."""
     source = KnowledgeSource.objects.get(pk=source_id)
     stop_words = stop_words_for(source.language)
-    vectorizer = make_vectorizer(n_features=n_features, token_pattern=TOKEN_PATTERN, stop_words=stop_words)
+    words = language_code(source.language) if is_segmented(source.language) else None
+    vectorizer = make_vectorizer(n_features=n_features, token_pattern=TOKEN_PATTERN, stop_words=stop_words,
+                                 tokenizer=terms_for(words) if words else None)
     build = build_dir_create(index_dir=settings.INDEX_DIR, slug=source.slug)
     try:
         sizes = term_major_write(
@@ -60,6 +63,7 @@ def index_build(
         "nnz": sizes["nnz"],
         "token_pattern": TOKEN_PATTERN,
         "stop_words": stop_words,
+        **({"words": words} if words else {}),
         "built_at": datetime.now(UTC).isoformat(),
     }
     build_publish(index_dir=settings.INDEX_DIR, slug=source.slug, build=build, meta=meta)

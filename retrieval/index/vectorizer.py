@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer
 
+from retrieval.words import CJK, TOKEN_PATTERN
+
+__all__ = ["CJK", "DEFAULT_FEATURES", "TOKEN_PATTERN", "make_vectorizer", "smoothed_idf", "stop_words_for", "sublinear_tf"]
+
 DEFAULT_FEATURES = 2**24
-# Chinese and Japanese are written without spaces: each ideograph/kana is a token (so bigrams are
-# character pairs); every other script is split into runs of word characters.
-CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-TOKEN_PATTERN = rf"[{CJK}]|[^\W{CJK}]+"
 
 
 def stop_words_for(language: str) -> str | None:
@@ -17,14 +19,18 @@ def stop_words_for(language: str) -> str | None:
     return "english" if language.lower().startswith("en") else None
 
 
-def make_vectorizer(*, n_features: int, token_pattern: str, stop_words: str | None) -> HashingVectorizer:
+def make_vectorizer(
+    *, n_features: int, token_pattern: str | None, stop_words: str | None, tokenizer: Callable[[str], list[str]] | None = None
+) -> HashingVectorizer:
+    """`tokenizer` (retrieval.words.terms_for, for a segmented language) replaces the token pattern."""
     return HashingVectorizer(
+        tokenizer=tokenizer,
         ngram_range=(1, 2),
         n_features=n_features,
         alternate_sign=False,
         norm=None,
         lowercase=True,
-        token_pattern=token_pattern,
+        token_pattern=None if tokenizer else token_pattern,
         stop_words=stop_words,
         dtype=np.float32,
     )
