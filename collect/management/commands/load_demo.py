@@ -29,3 +29,5 @@ class Command(BaseCommand):
         self.stdout.write(f"DuConv model-chat demo ready: campaign '{duconv_chat.slug}'")
         duconv_zh = duconv_zh_demo_ensure()
         self.stdout.write(f"DuConv Chinese demo ready: {duconv_zh.knowledge_source.triples.count()} triples, campaign '{duconv_zh.slug}'")
+        duconv_zh_chat = modelchat_duconv_demo_ensure(source=duconv_zh.knowledge_source, chinese=True)
+        self.stdout.write(f"DuConv Chinese model-chat demo ready: campaign '{duconv_zh_chat.slug}'")
