@@ -15,6 +15,7 @@ from django.core.management import call_command
 
 from collect.duconv.demo import ZH_DEMO_SLUG, duconv_zh_demo_ensure
 from collect.models import Campaign, DuConvSession, Message, RoomStatus
+from collect.selectors import dialogue_context
 from tests.collect.ws import connect, receive_until, send
 from tests.duconv.conftest import DuConvRoom, make_room
 from tests.duconv.test_room_consumer import join, say
@@ -123,6 +124,8 @@ def test_the_export_plain_and_segmented_reads_back_identically(tmp_path: Path) -
     campaign = duconv_zh_demo_ensure()
     room = complete_room(campaign)
     texts = list(Message.objects.filter(room=room.room).order_by("seq").values_list("text", flat=True))
+    # What a knowledge panel of this room would be reranked in: its graph's language.
+    assert dialogue_context(room_id=room.room.pk, after_seq=len(texts))["language"] == "zh"
     plain = export(tmp_path, "plain", "--campaign", campaign.slug)
     segmented = export(tmp_path, "segmented", "--campaign", campaign.slug, "--segment")
 

@@ -73,3 +73,18 @@ def test_curiosity_facts_are_scored_by_chinese_words(make_source: MakeSource) ->
     facts = topic_facts_build(article.pk, language=source.language)
     waiter, kimono = facts.scores("想买一件和服")
     assert kimono > 0 and waiter == 0
+
+
+def test_the_rerank_ranks_by_the_sources_language(monkeypatch) -> None:
+    from retrieval.rerank import passages_rank
+    from retrieval.tasks import rerank
+
+    monkeypatch.setenv("GROUNDWORK_RANKER", "tfidf")
+    passages = [{"title": "服务", "sentences": [WAITER]}, {"title": "婚礼", "sentences": [KIMONO]}]
+    context = ["你穿过和服吗？"]
+    scores = {p["title"]: p["scores"][0] for p in passages_rank(context=context, passages=passages, language="zh")}
+    assert scores["婚礼"] > 0 and scores["服务"] == 0
+    by_task = rerank.apply(kwargs={"context": context, "passages": passages, "language": "zh"}).get()
+    assert {p["title"]: p["scores"][0] for p in by_task} == scores
+    by_characters = {p["title"]: p["scores"][0] for p in passages_rank(context=context, passages=passages)}
+    assert by_characters["服务"] > 0  # the default, English, sees 和 and 服
