@@ -3,9 +3,11 @@ any middle dot; the Chinese demo graph's goals; the built-in DuConv bot answerin
 
 from __future__ import annotations
 
+import io
 import random
 
 import pytest
+from django.core.management import call_command
 
 from collect.duconv.completion import goal_completion
 from collect.duconv.config import campaign_problems
@@ -64,6 +66,9 @@ def test_the_chinese_demo_generates_chinese_goals() -> None:
             assert any("\u4e00" <= c <= "\u9fff" for c in name)
     room = DUCONV.room_create(campaign=campaign)
     assert room.duconv.goal[0][0] == "START" and room.first_speaker == "agent"
+    out = io.StringIO()
+    call_command("print_links", stdout=out)
+    assert f"/join/{ZH_DEMO_SLUG}/?worker=alice" in out.getvalue()
 
 
 def test_the_chinese_graph_is_well_formed() -> None:
@@ -93,3 +98,21 @@ def test_the_baseline_bot_chats_in_the_topics_language() -> None:
     chinese = NoKnowledgeBot().respond({"history": [], "topic": "盗梦空间"})
     assert "盗梦空间" in chinese and not any(c.isascii() and c.isalpha() for c in chinese)
     assert NoKnowledgeBot().respond({"history": [], "topic": "Inception"}).startswith("I don't know much about Inception")
+
+
+@pytest.mark.django_db
+def test_the_chinese_model_chat_demo_runs_the_duconv_agent_on_the_chinese_graph() -> None:
+    from collect.modelchat.config import config_errors, config_for
+    from collect.modelchat.demo import DUCONV_ZH_DEMO_SLUG, modelchat_duconv_demo_ensure
+    from collect.modelchat.duconv import duconv_room_create
+
+    source = duconv_zh_demo_ensure().knowledge_source
+    campaign = modelchat_duconv_demo_ensure(source=source, chinese=True)
+    assert modelchat_duconv_demo_ensure(source=source, chinese=True) == campaign  # idempotent
+    assert campaign.slug == DUCONV_ZH_DEMO_SLUG and campaign.knowledge_source == source
+    assert config_for(campaign).duconv is not None and config_errors(campaign) == []
+    room, _ = duconv_room_create(campaign=campaign, rng=random.Random(3))
+    goal, knowledge = room.duconv.goal, room.duconv.knowledge
+    reply = GoalBot().respond({"goal": goal, "knowledge": knowledge, "history": [], "topic": goal[0][1]})
+    subject, prop, value = knowledge[reply["knowledge_used"][0]]
+    assert reply["text"] == f"{subject}的{prop}是{value}。"
