@@ -88,3 +88,12 @@ def test_the_rerank_ranks_by_the_sources_language(monkeypatch) -> None:
     assert {p["title"]: p["scores"][0] for p in by_task} == scores
     by_characters = {p["title"]: p["scores"][0] for p in passages_rank(context=context, passages=passages)}
     assert by_characters["服务"] > 0  # the default, English, sees 和 and 服
+
+
+def test_entity_titles_are_found_in_chinese_text_without_spaces() -> None:
+    from retrieval.entities import trie_build
+
+    trie = trie_build(["盗梦空间", "克里斯托弗·诺兰", "盗梦", "New York"])
+    # Longest title first; a whole run of Chinese characters is no single word.
+    assert trie.find("我喜欢盗梦空间的导演克里斯托弗·诺兰，他住在New York。") == ["盗梦空间", "克里斯托弗·诺兰", "New York"]
+    assert trie.find("盗梦这个词") == ["盗梦"]
