@@ -110,6 +110,7 @@ def test_a_chinese_dialogue_typed_with_an_input_method(
 
     expect(agent.get_by_test_id("end-button")).to_be_visible()
     agent.get_by_test_id("end-button").click()
+    agent.get_by_test_id("confirm-yes").click()  # "End chat" asks once more
     expect(user.get_by_test_id("rating-form")).to_be_visible()
     user.locator('[data-testid="rating-option"][data-value="5"]').click()
     user.get_by_test_id("rating-submit").click()

@@ -56,11 +56,11 @@ def test_a_chinese_index_is_built_and_searched_by_words(make_source: MakeSource,
 
 
 @pytest.mark.django_db
-def test_an_english_index_keeps_its_token_pattern(make_source: MakeSource, index_dir: Path) -> None:
+def test_an_english_index_is_built_from_stems(make_source: MakeSource, index_dir: Path) -> None:
     source = make_source({"Dog": "Dogs bark.", "Cat": "Cats purr."})
-    meta = index_build(source_id=source.pk, workers=1)
-    assert "words" not in meta
-    assert index_load(index_dir=index_dir, slug="kb").search("bark", k=1)
+    meta = index_build(source_id=source.pk, workers=2)  # the tokenizer travels to the build's worker processes
+    assert meta["words"] == "en"
+    assert index_load(index_dir=index_dir, slug="kb").search("barking dogs", k=1)
 
 
 @pytest.mark.django_db
