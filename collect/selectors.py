@@ -105,10 +105,11 @@ CONTEXT_TURNS = 4
 
 def dialogue_context(*, room_id: Any, after_seq: int) -> dict[str, Any] | None:
     """What the panel for the turn after message `after_seq` is ranked against: {"topic": the chosen
-    topic or "", "turns": the last few utterances, oldest first}; None once the chat has moved past
-    that turn (a rerank behind a backlog), when ranking it would be wasted."""
-    topic = Room.objects.values_list("topic", flat=True).get(pk=room_id)  # not the room's panels
+    topic or "", "turns": the last few utterances, oldest first, "language": the knowledge source's};
+    None once the chat has moved past that turn (a rerank behind a backlog), when ranking it would
+    be wasted."""
+    topic, language = Room.objects.values_list("topic", "campaign__knowledge_source__language").get(pk=room_id)  # not the room's panels
     recent = list(Message.objects.filter(room_id=room_id).order_by("-seq").values_list("seq", "text")[:CONTEXT_TURNS])
     if (recent[0][0] if recent else 0) != after_seq:
         return None
-    return {"topic": topic or "", "turns": [text for _, text in reversed(recent)]}
+    return {"topic": topic or "", "turns": [text for _, text in reversed(recent)], "language": language or "en"}

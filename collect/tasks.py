@@ -92,7 +92,9 @@ def _knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     context = selectors.dialogue_context(room_id=room_id, after_seq=frame["after_seq"])
     if context is None:
         return  # the chat has moved past this panel
-    ranked = passages_rank(context=context["turns"], topic=context["topic"], passages=frame["passages"])
+    ranked = passages_rank(
+        context=context["turns"], topic=context["topic"], passages=frame["passages"], language=context["language"]
+    )
     reranked = {"type": "knowledge.reranked", "after_seq": frame["after_seq"], "passages": ranked}
     # Kept on the room so that a reload shows the panel the wizard was reading; a panel the chat has
     # moved past is dropped.

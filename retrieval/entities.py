@@ -5,7 +5,9 @@ boundaries: longest match first, matches never overlap. Matching is case-aware: 
 always matches; a title of several words whose rest is lower case also matches with its first
 letter in lower case (Wikipedia's first-letter rule: "Time travel" matches "time travel"), but "US"
 never matches "us", "New York" never "new york", and a one-word common noun ("Country") only when
-capitalised, so that the entities are names rather than every common word.
+capitalised, so that the entities are names rather than every common word. Chinese and Japanese
+have no spaces between words: each ideograph or kana is a token of its own there, so "盗梦空间"
+is found inside "我喜欢盗梦空间的导演" (a segmenter could cut the title and the sentence differently).
 
 Popularity ranks entities from common to obscure: imported page views where there are any, else
 `Article.inlinks`, how many articles of the source mention the entity (computed by `link_source`).
@@ -22,8 +24,9 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from retrieval.models import Article, Mention, Sentence
+from retrieval.words import CJK
 
-TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+TOKEN = re.compile(rf"[{CJK}]|[^\W{CJK}]+|[^\w\s]", re.UNICODE)
 _END = ""  # trie key marking "a title ends here"
 
 

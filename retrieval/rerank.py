@@ -53,17 +53,18 @@ os.register_at_fork(after_in_child=_fresh_after_fork)
 
 def passages_rank(
     *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str = "",
-    ranker: SentenceRanker | None = None,
+    ranker: SentenceRanker | None = None, language: str = "en",
 ) -> list[dict[str, Any]]:
     """Score every sentence of `passages` against `context` (the dialogue turns, oldest first) and
-    `topic` (the dialogue's chosen topic, "" when none).
+    `topic` (the dialogue's chosen topic, "" when none), in the knowledge source's `language` (the
+    TF-IDF ranker's words: retrieval/words.py).
 
     Returns copies of the passages with every key kept and "scores" added: one float per sentence,
     aligned with "sentences", which are never reordered inside a passage (so a (passage, sentence)
     index the wizard checks stays valid). Passages come best first by their best sentence; equal
     ones keep their input order. Raises whatever the ranker raises."""
     _check(passages)
-    ranker = ranker or live_ranker()
+    ranker = ranker or live_ranker(language=language)
     candidates = [Candidate(str(p["title"]), str(s)) for p in passages for s in p["sentences"]]
     with metrics.RERANK_SECONDS.time():
         flat = ranker.score(list(context), candidates, topic=topic) if candidates else []
@@ -79,7 +80,7 @@ def passages_rank(
 
 def rerank_passages(
     *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str = "", timeout_s: float | None = None,
-    ranker: SentenceRanker | None = None,
+    ranker: SentenceRanker | None = None, language: str = "en",
 ) -> list[dict[str, Any]] | None:
     """passages_rank within `timeout_s` seconds, or None (logged) when it fails, times out or too
     many reranks are already pending. Blocks the calling thread: call it off the event loop, or use
@@ -91,8 +92,8 @@ def rerank_passages(
     started = time.perf_counter()
     try:
         if _in_process():
-            return _submit(context, passages, topic, ranker).result(timeout=timeout_s)
-        return _via_celery(context, passages, topic, timeout_s)
+            return _submit(context, passages, topic, ranker, language).result(timeout=timeout_s)
+        return _via_celery(context, passages, topic, timeout_s, language)
     except Exception as error:  # noqa: BLE001 - any failure means: keep the TF-IDF order
         _log_failure(error, timeout_s, started)
         return None
@@ -100,7 +101,7 @@ def rerank_passages(
 
 async def arerank_passages(
     *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str = "", timeout_s: float | None = None,
-    ranker: SentenceRanker | None = None,
+    ranker: SentenceRanker | None = None, language: str = "en",
 ) -> list[dict[str, Any]] | None:
     """rerank_passages for the event loop: awaits the rerank thread or polls the Celery result
     without holding any thread while it waits."""
@@ -109,8 +110,8 @@ async def arerank_passages(
     started = time.perf_counter()
     try:
         if _in_process():
-            return await asyncio.wait_for(asyncio.wrap_future(_submit(context, passages, topic, ranker)), timeout_s)
-        return await _via_celery_async(context, passages, topic, timeout_s)
+            return await asyncio.wait_for(asyncio.wrap_future(_submit(context, passages, topic, ranker, language)), timeout_s)
+        return await _via_celery_async(context, passages, topic, timeout_s, language)
     except Exception as error:  # noqa: BLE001 - see rerank_passages
         _log_failure(error, timeout_s, started)
         return None
@@ -150,13 +151,13 @@ def _in_process() -> bool:
 
 
 def _submit(
-    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, ranker: SentenceRanker | None
+    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, ranker: SentenceRanker | None, language: str
 ) -> Future[list[dict[str, Any]]]:
     if not _pending.acquire(blocking=False):
         raise RerankBusy(f"{MAX_PENDING} reranks already pending in this process")
     try:
         future = _executor.submit(
-            passages_rank, context=list(context), passages=list(passages), topic=topic, ranker=ranker
+            passages_rank, context=list(context), passages=list(passages), topic=topic, ranker=ranker, language=language
         )
     except BaseException:
         _pending.release()
@@ -165,27 +166,30 @@ def _submit(
     return future
 
 
-def _send(context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, timeout_s: float) -> Any:
+def _send(
+    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, timeout_s: float, language: str = "en"
+) -> Any:
     from retrieval.tasks import rerank
 
     # A worker that only reaches the task after the caller gave up drops it instead of running it.
     return rerank.apply_async(
-        kwargs={"context": list(context), "passages": list(passages), "topic": topic}, expires=timeout_s
+        kwargs={"context": list(context), "passages": list(passages), "topic": topic, "language": language},
+        expires=timeout_s,
     )
 
 
 def _via_celery(
-    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, timeout_s: float
+    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, timeout_s: float, language: str
 ) -> list[dict[str, Any]]:
-    result = _send(context, passages, topic, timeout_s)
+    result = _send(context, passages, topic, timeout_s, language)
     return result.get(timeout=timeout_s, disable_sync_subtasks=False)
 
 
 async def _via_celery_async(
-    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, timeout_s: float
+    context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, timeout_s: float, language: str
 ) -> list[dict[str, Any]]:
     loop = asyncio.get_running_loop()
-    result = await loop.run_in_executor(_executor_for_io, _send, context, passages, topic, timeout_s)
+    result = await loop.run_in_executor(_executor_for_io, _send, context, passages, topic, timeout_s, language)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if await loop.run_in_executor(_executor_for_io, result.ready):

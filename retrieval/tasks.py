@@ -18,7 +18,7 @@ def build_index(source_id: int, memory_mb: int | None = None) -> dict[str, objec
 
 
 @shared_task
-def rerank(context: list[str], passages: list[dict[str, Any]], topic: str = "") -> list[dict[str, Any]]:
+def rerank(context: list[str], passages: list[dict[str, Any]], topic: str = "", language: str = "en") -> list[dict[str, Any]]:
     """The passages with per-sentence "scores", best first (see retrieval.rerank.passages_rank).
     Failures propagate: the caller waiting on the result keeps the TF-IDF order."""
-    return passages_rank(context=context, passages=passages, topic=topic)
+    return passages_rank(context=context, passages=passages, topic=topic, language=language)

@@ -362,7 +362,7 @@ class RoomConsumer(GroundworkConsumer):
             return  # the chat has moved past this panel
         # timeout: GROUNDWORK_RERANK_TIMEOUT_S; a bad ranker setting is a logged failure, not a crash.
         ranked = await retrieval.arerank_passages(
-            context=context["turns"], topic=context["topic"], passages=frame["passages"]
+            context=context["turns"], topic=context["topic"], passages=frame["passages"], language=context["language"]
         )
         if ranked is None:
             return  # failed or timed out (logged there): the TF-IDF order stays

@@ -20,7 +20,7 @@ from django.db.models import Count, Max
 from scipy.sparse import csr_matrix
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from retrieval.index.vectorizer import TOKEN_PATTERN, stop_words_for
+from retrieval.words import terms_for
 from retrieval.models import Article, Mention, Sentence
 
 KNOWN, SECTION, RANDOM = "known", "section", "random"
@@ -85,8 +85,9 @@ def topic_facts_build(article_id: int, *, key: tuple = (), language: str = "en")
     texts = [text for _, _, _, text in rows]
     vectorizer, matrix = None, None
     if texts:
+        # Words by the source's language: Chinese segmented, English stemmed without stop words.
         vectorizer = TfidfVectorizer(
-            ngram_range=(1, 2), sublinear_tf=True, token_pattern=TOKEN_PATTERN, stop_words=stop_words_for(language)
+            ngram_range=(1, 2), sublinear_tf=True, tokenizer=terms_for(language), token_pattern=None, lowercase=False
         )
         try:
             matrix = vectorizer.fit_transform(texts).tocsr()

@@ -1,5 +1,7 @@
-"""The DuConv demo `make run` serves: an English film graph written for the project
-(retrieval/graph/demo_films.tsv) and a campaign whose rooms generate goals from it."""
+"""The DuConv demos `make run` serves, each a graph written for the project and a campaign whose
+rooms generate goals from it: English films (retrieval/graph/demo_films.tsv) and the same films
+and people in Chinese, with some Chinese films (retrieval/graph/demo_films_zh.tsv), as DuConv's
+own collection was run in Chinese."""
 
 from __future__ import annotations
 
@@ -10,30 +12,60 @@ from django.core.management import call_command
 from collect.models import Campaign, Protocol
 from retrieval.models import KnowledgeSource
 
+GRAPHS = Path(__file__).resolve().parents[2] / "retrieval" / "graph"
+
 DEMO_SLUG = "duconv-demo"
 DEMO_SOURCE = "films-demo"
-DEMO_TSV = Path(__file__).resolve().parents[2] / "retrieval" / "graph" / "demo_films.tsv"
+DEMO_TSV = GRAPHS / "demo_films.tsv"
+
+ZH_DEMO_SLUG = "duconv-zh-demo"
+ZH_DEMO_SOURCE = "films-zh-demo"
+ZH_DEMO_TSV = GRAPHS / "demo_films_zh.tsv"
+# The language the Chinese demo's worker screens are shown in (a Django language code), for the
+# campaign's language setting; its graph's language (for word segmentation) is "zh".
+ZH_DEMO_LANGUAGE = "zh-hans"
+
+# The original's conversations: 4 to 8 turns each.
+TURNS = {"min_turns": 4, "max_turns": 8, "turn_limit": 8}
 
 
 def duconv_demo_ensure() -> Campaign:
-    source = KnowledgeSource.objects.filter(slug=DEMO_SOURCE).first()
-    if source is None or not source.triples.exists():
-        call_command("import_knowledge", "triples", str(DEMO_TSV), source=DEMO_SOURCE, name="Films (demo graph)", verbosity=0)
-        source = KnowledgeSource.objects.get(slug=DEMO_SOURCE)
-    campaign, _ = Campaign.objects.get_or_create(
+    source = _graph_ensure(slug=DEMO_SOURCE, tsv=DEMO_TSV, name="Films (demo graph)", language="en")
+    return _campaign_ensure(
         slug=DEMO_SLUG,
-        defaults={
-            "name": "DuConv: goal-driven film chat (demo)",
-            "protocol": Protocol.DUCONV,
-            "knowledge_source": source,
-            # The original's conversations: 4 to 8 turns each.
-            "min_turns": 4,
-            "max_turns": 8,
-            "turn_limit": 8,
-            "instructions": (
-                "The agent leads the chat from small talk to topic A and then to topic B, using the "
-                "facts on their screen and marking the ones each message uses. The user just chats."
-            ),
-        },
+        source=source,
+        name="DuConv: goal-driven film chat (demo)",
+        instructions=(
+            "The agent leads the chat from small talk to topic A and then to topic B, using the "
+            "facts on their screen and marking the ones each message uses. The user just chats."
+        ),
+    )
+
+
+def duconv_zh_demo_ensure() -> Campaign:
+    source = _graph_ensure(slug=ZH_DEMO_SOURCE, tsv=ZH_DEMO_TSV, name="电影知识图谱（演示）", language="zh")
+    return _campaign_ensure(
+        slug=ZH_DEMO_SLUG,
+        source=source,
+        name="DuConv：目标驱动的电影对话（中文演示）",
+        instructions=(
+            "领航者根据屏幕上的知识，把对话从闲聊自然地引到话题A，再引到话题B，"
+            "并标出每条消息用到的知识。跟随者只需自然地聊天。"
+        ),
+    )
+
+
+def _graph_ensure(*, slug: str, tsv: Path, name: str, language: str) -> KnowledgeSource:
+    source = KnowledgeSource.objects.filter(slug=slug).first()
+    if source is None or not source.triples.exists():
+        call_command("import_knowledge", "triples", str(tsv), source=slug, name=name, language=language, verbosity=0)
+        source = KnowledgeSource.objects.get(slug=slug)
+    return source
+
+
+def _campaign_ensure(*, slug: str, source: KnowledgeSource, name: str, instructions: str) -> Campaign:
+    campaign, _ = Campaign.objects.get_or_create(
+        slug=slug,
+        defaults={"name": name, "protocol": Protocol.DUCONV, "knowledge_source": source, "instructions": instructions, **TURNS},
     )
     return campaign

@@ -4,18 +4,22 @@ as stored (non-ASCII written as is, like the original files). Imported sessions 
 file order, so an imported file exports back identically; collected ones are split by a hash of
 their room id (stable across exports). With `samples`, every agent turn j (even index) becomes a
 test-format sample {"goal", "knowledge", "history": conversation[:j], "response": conversation[j]}.
-With `segment`, collected utterances are word-segmented (jieba) as the original's are."""
+With `segment`, collected sessions are word-segmented (jieba) as the original release is: the
+utterances and every goal and knowledge string but "START" ("出生日期" → "出生 日期")."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from collect.exporters import ExportError, ExportOptions, ExportResult, export_progress_tick, stable_fraction
 from collect.models import Campaign, DuConvSession, Message, Protocol, RoomStatus
+from retrieval.graph.services import START
+
+Record = tuple[list[list[str]], list[list[str]], list[str]]  # goal, knowledge, conversation
 
 SPLITS = ("train", "dev", "test")
 
@@ -31,12 +35,12 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
     try:
         for name, temp in temps.items():
             handles[name] = temp.open("w", encoding="utf-8", newline="\n")
-        for session, conversation in sessions(campaigns, options):
+        for session, (goal, knowledge, conversation) in sessions(campaigns, options):
             if not conversation:
                 skipped += 1
                 continue
             split = session.split if session.split in SPLITS else _hash_split(session, options)
-            for record in _records(session, conversation, samples=getattr(options, "samples", False)):
+            for record in _records(session, goal, knowledge, conversation, samples=getattr(options, "samples", False)):
                 handles[split].write(json.dumps(record, ensure_ascii=False) + "\n")
                 counts[files[split]] += 1
             export_progress_tick()  # one per session
@@ -63,8 +67,8 @@ def _campaigns(options: ExportOptions) -> list[Campaign]:
     return list(query.order_by("created", "id"))
 
 
-def sessions(campaigns: list[Campaign], options: ExportOptions) -> Iterator[tuple[DuConvSession, list[str]]]:
-    """(session, its utterances in order; segmented when asked) for the exported rooms."""
+def sessions(campaigns: list[Campaign], options: ExportOptions) -> Iterator[tuple[DuConvSession, Record]]:
+    """(session, (goal, knowledge, its utterances in order); segmented when asked) for the exported rooms."""
     statuses = [RoomStatus.COMPLETE] + ([RoomStatus.INCOMPLETE] if options.include_incomplete else [])
     segment_text = None
     if getattr(options, "segment", False):
@@ -80,10 +84,10 @@ def sessions(campaigns: list[Campaign], options: ExportOptions) -> Iterator[tupl
         for room_id, text in Message.objects.filter(room_id__in=texts).order_by("room_id", "seq").values_list("room_id", "text"):
             texts[room_id].append(text)
         for session in chunk:
-            conversation = texts[session.room_id]
+            record = (session.goal, session.knowledge, texts[session.room_id])
             if segment_text is not None and session.room.end_reason != "imported":
-                conversation = [segment_text(t) for t in conversation]
-            yield session, conversation
+                record = _segmented(record, segment_text)
+            yield session, record
 
 
 def _hash_split(session: DuConvSession, options: ExportOptions) -> str:
@@ -95,9 +99,17 @@ def _hash_split(session: DuConvSession, options: ExportOptions) -> str:
     return "train"
 
 
-def _records(session: DuConvSession, conversation: list[str], *, samples: bool) -> Iterator[dict[str, Any]]:
+def _segmented(record: Record, segment_text: Callable[[str], str]) -> Record:
+    goal, knowledge, conversation = record
+    words = lambda triple: [x if x == START else segment_text(x) for x in triple]  # noqa: E731
+    return [words(t) for t in goal], [words(t) for t in knowledge], [segment_text(t) for t in conversation]
+
+
+def _records(
+    session: DuConvSession, goal: list[list[str]], knowledge: list[list[str]], conversation: list[str], *, samples: bool
+) -> Iterator[dict[str, Any]]:
     if not samples:
-        yield {"goal": session.goal, "knowledge": session.knowledge, "conversation": conversation, **(session.extra or {})}
+        yield {"goal": goal, "knowledge": knowledge, "conversation": conversation, **(session.extra or {})}
         return
     for j in range(0, len(conversation), 2):
-        yield {"goal": session.goal, "knowledge": session.knowledge, "history": conversation[:j], "response": conversation[j]}
+        yield {"goal": goal, "knowledge": knowledge, "history": conversation[:j], "response": conversation[j]}

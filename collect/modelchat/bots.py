@@ -2,15 +2,26 @@
 make evaluation runnable, not to be good. Each has `respond(context) -> reply`, with context
 {"history": [utterances, oldest first], "topic": str, "knowledge": [{"title", "sentences"}]} and
 reply a string or {"text", "knowledge_used"}. In the DuConv variant the context also has "goal" and
-its knowledge is [[subject, property, value], ...] (GoalBot is the DuConv agent)."""
+its knowledge is [[subject, property, value], ...] (GoalBot is the DuConv agent); the DuConv bots
+answer in Chinese when the goal's topics are Chinese."""
 
 from __future__ import annotations
 
+import re
+import threading
+import time
 from typing import Any
 
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from retrieval.words import CJK
+
 FALLBACK = "That's interesting! What do you like most about it?"
+_HAN = re.compile(f"[{CJK}]")
+
+
+def chinese(text: str) -> bool:
+    return bool(_HAN.search(text))
 
 
 def _said(history: list[str]) -> set[str]:
@@ -77,10 +88,19 @@ class NoKnowledgeBot:
         "Ha, I had never thought of it that way. What else do you know about it?",
     )
 
+    LINES_ZH = (
+        "我对{topic}了解不多，不过听起来很有意思。你是怎么对它感兴趣的？",
+        "真有意思！你最喜欢{topic}的哪一点？",
+        "是吗？再多说一点吧。",
+        "原来如此。你是怎么第一次知道{topic}的？",
+        "哈哈，我从来没这么想过。你还知道些什么？",
+    )
+
     def respond(self, context: dict[str, Any]) -> str:
         turn = sum(1 for _ in context.get("history", [])) // 2
-        topic = context.get("topic") or "that"
-        return self.LINES[turn % len(self.LINES)].format(topic=topic)
+        topic = context.get("topic") or ""
+        lines = self.LINES_ZH if chinese(topic) else self.LINES
+        return lines[turn % len(lines)].format(topic=topic or ("它" if lines is self.LINES_ZH else "that"))
 
 
 class GoalBot:
@@ -92,11 +112,14 @@ class GoalBot:
         goal, knowledge = context.get("goal"), context.get("knowledge") or []
         if not goal or not all(isinstance(t, list) and len(t) == 3 for t in knowledge):
             return {"text": FALLBACK}
+        zh = chinese(goal[0][1] + goal[0][2])
         said = _said(context.get("history", []))
         for index in self.order(goal, knowledge):
-            text = self.sentence(knowledge[index])
+            text = self.sentence(knowledge[index], zh=zh)
             if text.lower() not in said:
                 return {"text": text, "knowledge_used": [index]}
+        if zh:
+            return {"text": f"很高兴和你聊{goal[0][1]}和{goal[0][2]}！"}
         return {"text": f"It was nice talking about {goal[0][1]} and {goal[0][2]} with you!"}
 
     @staticmethod
@@ -109,8 +132,10 @@ class GoalBot:
         return first + [i for i in range(len(knowledge)) if i not in first]
 
     @staticmethod
-    def sentence(triple: list[str]) -> str:
+    def sentence(triple: list[str], *, zh: bool = False) -> str:
         subject, prop, value = triple
+        if zh:
+            return f"{subject}的{prop}是{value}。"
         return f"{subject}: {prop} {value}."
 
 

@@ -1,6 +1,7 @@
 """The demo model-chat campaigns `make run` serves: beside the WoW demo, the three built-in models,
 a human control arm, the WoW demo personas and a few topics marked unseen; beside the DuConv demo,
-its DuConv variant on the demo film graph with the DuConv agent bot and the no-knowledge baseline."""
+its DuConv variant on the demo film graph with the DuConv agent bot and the no-knowledge baseline,
+in English and, on the Chinese graph, in Chinese."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from retrieval.models import KnowledgeSource
 
 DEMO_SLUG = "modelchat-demo"
 DUCONV_DEMO_SLUG = "modelchat-duconv-demo"
+DUCONV_ZH_DEMO_SLUG = "modelchat-duconv-zh-demo"
 UNSEEN = ["Jazz", "Tea", "Mars", "Volcano", "Chess", "Bread", "Basketball", "Dinosaur", "Horse", "Star Wars"]
 
 
@@ -37,16 +39,21 @@ def modelchat_demo_ensure(*, source: KnowledgeSource) -> Campaign:
     return campaign
 
 
-def modelchat_duconv_demo_ensure(*, source: KnowledgeSource) -> Campaign:
-    """`source`: the DuConv demo's film graph. Rooms generate their goals from it."""
+def modelchat_duconv_demo_ensure(*, source: KnowledgeSource, chinese: bool = False) -> Campaign:
+    """`source`: a DuConv demo's film graph (`chinese`: the Chinese one). Rooms generate their goals from it."""
     builtin_models_ensure()
     config = {"models": {**{name: 20 for name in BUILT_IN_DUCONV}, "no-knowledge": 20}, "duconv": {}}
-    instructions = (
-        "Chat naturally with your partner: they open the conversation. After each of your partner's messages, "
-        "tick the problems you see in it (or 'None'). At the end, tell us how much you enjoyed the chat."
-    )
+    if chinese:
+        slug, name = DUCONV_ZH_DEMO_SLUG, "模型对话评测，DuConv（中文演示）"
+        instructions = "和对方自然地聊天：对方先开口。对方每说一句话后，勾选你看到的问题（或“没有问题”）。最后告诉我们你有多喜欢这次对话。"
+    else:
+        slug, name = DUCONV_DEMO_SLUG, "Model chat, DuConv (demo)"
+        instructions = (
+            "Chat naturally with your partner: they open the conversation. After each of your partner's messages, "
+            "tick the problems you see in it (or 'None'). At the end, tell us how much you enjoyed the chat."
+        )
     turns = {"min_turns": 3, "max_turns": 4, "turn_limit": 6}
-    campaign, _ = Campaign.objects.get_or_create(slug=DUCONV_DEMO_SLUG, defaults={
-        "name": "Model chat, DuConv (demo)", "protocol": Protocol.MODEL_CHAT, "knowledge_source": source,
+    campaign, _ = Campaign.objects.get_or_create(slug=slug, defaults={
+        "name": name, "protocol": Protocol.MODEL_CHAT, "knowledge_source": source,
         "protocol_config": config, "instructions": instructions, **turns})
     return campaign

@@ -3,7 +3,7 @@ a session's knowledge, topic mentions. Goals and knowledge travel as plain lists
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from typing import Any
 
 from retrieval.graph.goals import (
@@ -26,9 +26,6 @@ __all__ = [
     "triples_import",
 ]
 
-_SPACES = re.compile(r"\s+")
-
-
 def knowledge_view(*, goal: list[list[str]], knowledge: list[list[str]]) -> dict[str, Any]:
     """What the agent sees: the goal path START → A → B, its relation triples, and the knowledge
     grouped by entity (A first, then B, then any other subject), each triple with its index in
@@ -49,8 +46,15 @@ def knowledge_view(*, goal: list[list[str]], knowledge: list[list[str]]) -> dict
 
 
 def squeeze(text: str) -> str:
-    """Text without whitespace: DuConv's segmented "米歇尔 · 菲佛" and a typed "米歇尔·菲佛" match."""
-    return _SPACES.sub("", text).casefold()
+    """Text as compared for a mention: NFKC (full-width "：" and "Ｎｏｌａｎ" are ":" and "Nolan"),
+    case-folded, without whitespace or punctuation. Chinese has no spaces between words and names
+    are written with any of several middle dots: DuConv's segmented "米歇尔 · 菲佛", a typed
+    "米歇尔・菲佛" and "米歇尔菲佛" all match. static/js/duconv.js squeezes text the same way."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if not _skipped(c))
+
+
+def _skipped(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char)[0] == "P"
 
 
 def text_mentions(text: str, entity: str) -> bool:

@@ -16,6 +16,7 @@ from retrieval.index.chunked import term_major_write
 from retrieval.index.store import build_dir_create, build_publish
 from retrieval.index.vectorizer import DEFAULT_FEATURES, TOKEN_PATTERN, make_vectorizer, stop_words_for
 from retrieval.models import Article, KnowledgeSource
+from retrieval.words import language_code, terms_for
 
 READ_BATCH = 2000  # rows fetched per database round trip
 
@@ -41,9 +42,10 @@ def index_build(
     `progress` is called with the number of articles in each chunk as it is vectorised."""
     source = KnowledgeSource.objects.get(pk=source_id)
     stop_words = stop_words_for(source.language)
-    vectorizer = make_vectorizer(
-        n_features=n_features, token_pattern=TOKEN_PATTERN, stop_words=stop_words, stems_language=source.language
-    )
+    # The language's words: stems where Snowball has a stemmer, jieba's words for Chinese (retrieval/words.py).
+    words = language_code(source.language)
+    vectorizer = make_vectorizer(n_features=n_features, token_pattern=TOKEN_PATTERN, stop_words=stop_words,
+                                 tokenizer=terms_for(words))
     build = build_dir_create(index_dir=settings.INDEX_DIR, slug=source.slug)
     try:
         sizes = term_major_write(
@@ -62,7 +64,7 @@ def index_build(
         "nnz": sizes["nnz"],
         "token_pattern": TOKEN_PATTERN,
         "stop_words": stop_words,
-        "stems": source.language,  # the terms are this language's stems (retrieval/index/vectorizer.py)
+        "words": words,
         "built_at": datetime.now(UTC).isoformat(),
     }
     build_publish(index_dir=settings.INDEX_DIR, slug=source.slug, build=build, meta=meta)

@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer
 
 from retrieval.index.vectorizer import make_vectorizer, sublinear_tf
+from retrieval.words import terms_for
 
 # terms: sorted hashed ids present; idf: per present term; indptr/indices/data: CSR over those terms
 # (indices are document positions); doc_ids: the Article pk at each position.
@@ -37,7 +38,8 @@ class TermMajorIndex:
             n_features=self.meta["n_features"],
             token_pattern=self.meta["token_pattern"],
             stop_words=self.meta["stop_words"],
-            stems_language=self.meta.get("stems"),
+            # An index without "words" was built with the token pattern, whatever its language.
+            tokenizer=terms_for(self.meta["words"]) if self.meta.get("words") else None,
         )
 
     def search(self, query: str, *, k: int) -> list[tuple[int, float]]:

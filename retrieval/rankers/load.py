@@ -17,10 +17,12 @@ _lock = threading.Lock()
 
 
 def ranker_get(
-    name: str, *, checkpoint: Path | None = None, device: str = "auto", batch_size: int = 32, hybrid_weight: float = 0.5
+    name: str, *, checkpoint: Path | None = None, device: str = "auto", batch_size: int = 32, hybrid_weight: float = 0.5,
+    language: str = "en",
 ) -> SentenceRanker:
+    """`language`: the knowledge's, for the TF-IDF part's words (stems, or Chinese words)."""
     if name == "tfidf":
-        return TfidfRanker()
+        return TfidfRanker(language=language)
     if name == "tfidf-paper":
         return TfidfPaperRanker()
     if name == "learned":
@@ -29,11 +31,11 @@ def ranker_get(
     if name == "neural":
         return neural
     if name == "hybrid":
-        return HybridRanker(tfidf=TfidfRanker(), neural=neural, weight=hybrid_weight)
+        return HybridRanker(tfidf=TfidfRanker(language=language), neural=neural, weight=hybrid_weight)
     raise ValueError(f"unknown ranker {name!r} (tfidf, tfidf-paper, neural, hybrid or learned)")
 
 
-def live_ranker() -> SentenceRanker:
+def live_ranker(*, language: str = "en") -> SentenceRanker:
     """The ranker the wizard panel is reordered with, as configured (GROUNDWORK_RANKER, ...)."""
     config = ranker_config()
     if config.threads and config.ranker not in ("tfidf", "tfidf-paper"):
@@ -43,7 +45,7 @@ def live_ranker() -> SentenceRanker:
         torch.set_num_threads(config.threads)
     return ranker_get(
         config.ranker, checkpoint=config.checkpoint, device=config.device,
-        batch_size=config.batch_size, hybrid_weight=config.hybrid_weight,
+        batch_size=config.batch_size, hybrid_weight=config.hybrid_weight, language=language,
     )
 
 

@@ -20,7 +20,7 @@ from sklearn.preprocessing import normalize
 
 from retrieval.index.vectorizer import smoothed_idf, sublinear_tf
 from retrieval.rankers import Candidate
-from retrieval.rankers.terms import terms_for
+from retrieval.words import terms_for
 
 N_FEATURES = 2**20  # per-call vectors only: collisions among ~1,000 terms are negligible
 TURNS = 2

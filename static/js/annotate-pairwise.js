@@ -66,7 +66,8 @@ async function send() {
   const choice = form.elements.choice.value;
   const text = reason.value.trim();
   if (!choice) return showError(error, "Choose one of the two speakers.");
-  if (text.length < MIN_REASON) {
+  // Characters as the server counts them (code points): two emoji are two, not four UTF-16 units.
+  if (Array.from(text).length < MIN_REASON) {
     reason.focus();
     return showError(error, "Say briefly why you chose that speaker.");
   }

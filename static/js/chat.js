@@ -63,6 +63,19 @@ const TURN_WARN_SECONDS = 60;
 
 const $ = (id) => document.getElementById(id);
 
+// Characters as the server counts them (Python's len(): code points), so "😀" or "𠀀" is one
+// character, not the two UTF-16 units of String.length; a combining accent is one of its own.
+export function charCount(text) {
+  return Array.from(text).length;
+}
+
+// An Enter that confirms an input method's candidate (Chinese, Japanese, Korean…) is part of the
+// composition, not a send: isComposing on the event, keyCode 229 where a browser (Safari) sends the
+// keydown after compositionend, and the composition events themselves.
+function composingKey(event, composing) {
+  return composing || event.isComposing || event.keyCode === 229;
+}
+
 export class ChatRoom {
   constructor(hooks = {}) {
     this.hooks = hooks;
@@ -109,6 +122,7 @@ export class ChatRoom {
     this.draftKey = `groundwork:draft:${this.root.dataset.roomId}:${this.config.role}`;
     this.bySeq = new Map(); // seq → <li>
     this.byClientId = new Map(); // our client_id → <li>
+    this.composing = false; // an input method's composition is open in the composer
     this.socket = new GroundworkSocket(this.config.wsPath, {
       sync: true,
       onFrame: (frame) => this._onFrame(frame),
@@ -348,7 +362,7 @@ export class ChatRoom {
   }
 
   _updateCounter() {
-    const n = this.els.input.value.length;
+    const n = charCount(this.els.input.value);
     this.els.counter.textContent = `${n} / ${this.config.maxChars}`;
     this.els.counter.classList.toggle("near-limit", n > this.config.maxChars * 0.9);
   }
@@ -365,7 +379,7 @@ export class ChatRoom {
       setNotice(els.composerError, "Write a message first.");
       return;
     }
-    if (text.length > this.config.maxChars) {
+    if (charCount(text) > this.config.maxChars) {
       setNotice(els.composerError, `Your message is too long (at most ${this.config.maxChars} characters).`);
       return;
     }
@@ -505,8 +519,18 @@ export class ChatRoom {
       event.preventDefault();
       this._sendMessage();
     });
+    // maxlength counts UTF-16 units: it only caps pasting far past the limit, the count above decides.
+    els.input.maxLength = 2 * this.config.maxChars;
+    els.input.addEventListener("compositionstart", () => {
+      this.composing = true;
+    });
+    for (const ended of ["compositionend", "blur"]) {
+      els.input.addEventListener(ended, () => {
+        this.composing = false;
+      });
+    }
     els.input.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      if (event.key === "Enter" && !event.shiftKey && !composingKey(event, this.composing)) {
         event.preventDefault();
         this._sendMessage();
       }

@@ -1,6 +1,9 @@
 // DuConv room (templates/collect/duconv_room.html), built on chat.js. The agent sees the goal path
 // START → A → B and the knowledge triples grouped by entity (from the `goal` frame) and ticks the
 // triples each message uses (sent as `knowledge_used`); the user only chats and rates at the end.
+// A triple whose value the conversation has mentioned is highlighted (`fact-mentioned`), matched
+// as the server matches topic mentions, so that Chinese (no spaces between words, full-width
+// punctuation, names with any middle dot) matches as well as English.
 
 import { ChatRoom, pickedRating } from "./chat.js";
 import { h } from "./dom.js";
@@ -26,6 +29,12 @@ const els = {
 
 const used = new Set(restoreMarks()); // triple ids ticked for the next message
 let mentioned = { a: false, b: false };
+const said = new Map(); // seq → the message's text, squeezed
+
+// retrieval/graph/services.py squeeze(): NFKC, lower case, no whitespace or punctuation.
+export function squeeze(text) {
+  return String(text).normalize("NFKC").toLowerCase().replace(/[\s\p{P}]/gu, "");
+}
 
 function restoreMarks() {
   try {
@@ -61,7 +70,7 @@ function showGoal(frame) {
         h("ol", { class: "facts" },
           ...group.triples.map((t) => {
             const button = h("button", { type: "button", class: "button use-button", "data-testid": "use-button", "aria-pressed": "false" }, "Use");
-            const item = h("li", { class: "fact triple", "data-testid": "triple", dataset: { id: String(t.id) } },
+            const item = h("li", { class: "fact triple", "data-testid": "triple", dataset: { id: String(t.id), value: t.value } },
               h("p", { class: "fact-text" }, h("strong", { text: t.property }), ` ${t.value}`), button);
             button.addEventListener("click", () => toggle(t.id, item));
             mark(item, used.has(t.id));
@@ -75,6 +84,18 @@ function showGoal(frame) {
   saveMarks();
   els.usedCount.textContent = String(used.size);
   showMentioned();
+  showMentionedTriples();
+}
+
+function showMentionedTriples() {
+  if (!isAgent || !els.entities) return;
+  const texts = Array.from(said.values());
+  for (const item of els.entities.querySelectorAll(".triple")) {
+    const value = squeeze(item.dataset.value || "");
+    const hit = value !== "" && texts.some((text) => text.includes(value));
+    item.classList.toggle("fact-mentioned", hit);
+    item.dataset.mentioned = String(hit);
+  }
 }
 
 function mark(item, on) {
@@ -107,6 +128,11 @@ const chat = new ChatRoom({
       mentioned = state.mentioned;
       showMentioned();
     }
+  },
+  onMessage(frame) {
+    if (!isAgent || typeof frame.text !== "string" || frame.seq == null) return;
+    said.set(frame.seq, squeeze(frame.text));
+    showMentionedTriples();
   },
   messageNote(frame) {
     if (!isAgent || !Array.isArray(frame.knowledge_used)) return null;

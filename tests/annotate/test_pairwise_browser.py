@@ -50,6 +50,11 @@ def test_it_judges_two_conversations_with_a_reason(chromium) -> None:
     expect(page.get_by_test_id("reason")).to_be_focused()
     page.get_by_test_id("submit").click()  # no reason yet
     expect(page.get_by_test_id("error")).to_have_text("Say briefly why you chose that speaker.")
+    posted: list[str] = []
+    page.on("request", lambda request: posted.append(request.url) if request.method == "POST" and "/answers/" in request.url else None)
+    page.get_by_test_id("reason").fill("👍👍")  # two characters (four UTF-16 units): still too short
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("error")).to_have_text("Say briefly why you chose that speaker.")
     page.get_by_test_id("reason").fill("It answered my question.")
     screenshot(page, "annotate-pairwise.png")
     page.get_by_test_id("submit").click()
@@ -64,6 +69,7 @@ def test_it_judges_two_conversations_with_a_reason(chromium) -> None:
     expect(page.get_by_test_id("done").locator("h1")).to_have_text("All done — thank you!")
     expect(page.get_by_test_id("completion-code")).to_have_text("GW-PAIRS-OK")
     assert page.script_errors == []  # type: ignore[attr-defined]
+    assert len(posted) == 2  # the two accepted answers: the too-short reason never left the page
 
     answers = list(Assignment.objects.filter(worker__external_id="alice", status=AssignmentStatus.SUBMITTED).order_by("submitted_at"))
     first_right = "b" if item.payload["left"] == "a" else "a"

@@ -191,10 +191,10 @@ def test_it_matches_words_by_their_stems(make_source: MakeSource, index_dir: Pat
     assert search(index_dir, "who composed it", k=1) == ["Composer"]
 
 
-def test_an_index_built_without_stems_is_queried_with_its_own_tokens(make_source: MakeSource, index_dir: Path) -> None:
+def test_an_index_built_without_words_in_its_meta_is_queried_with_plain_tokens(make_source: MakeSource, index_dir: Path) -> None:
     index_build(source_id=make_source(ANIMALS).pk)
     index = index_load(index_dir=index_dir, slug="kb")
-    unstemmed = TermMajorIndex(**{**vars(index), "meta": {k: v for k, v in index.meta.items() if k != "stems"}})
+    unstemmed = TermMajorIndex(**{**vars(index), "meta": {k: v for k, v in index.meta.items() if k != "words"}})
 
     assert index.vectorizer.build_analyzer()("Dogs barking") == ["dog", "bark", "dog bark"]
     assert unstemmed.vectorizer.build_analyzer()("Dogs barking") == ["dogs", "barking", "dogs barking"]

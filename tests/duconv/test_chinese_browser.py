@@ -1,0 +1,125 @@
+"""A Chinese DuConv dialogue on `duconv-zh-demo` in two real browsers, typed the way Chinese workers
+type: through an input method. The Enter that confirms a candidate (a real composition, through the
+DevTools protocol's Input.imeSetComposition) must not send the message, nor the keyCode-229 keydown
+some browsers send after the composition ended. The counter and the limit count characters as the
+server does (an emoji is one). The agent's panel marks the triples the chat mentioned, matched as
+the server matches topics (any middle dot in a name)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from collect.duconv.demo import duconv_zh_demo_ensure
+from collect.models import Campaign, DuConvSession, Message, Room, RoomStatus
+from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_knowledge  # noqa: F401 (fixtures)
+from tests.duconv.test_duconv_browser import open_worker, send, use
+
+pytestmark = pytest.mark.browser
+
+A, B = "盗梦空间", "克里斯托弗·诺兰"
+LIMIT = 20
+
+
+@pytest.fixture
+def zh_campaign(transactional_db, settings) -> Campaign:
+    settings.MESSAGE_MAX_CHARS = LIMIT  # before the server forks: the page and the socket use it
+    campaign = duconv_zh_demo_ensure()
+    campaign.protocol_config = {"goals": [{"goal": [["START", A, B], [A, "导演", B]]}]}
+    campaign.wait_timeout_seconds = campaign.disconnect_grace_seconds = 120
+    campaign.save()
+    return campaign
+
+
+def compose(cdp: Any, pinyin: str, candidate: str) -> None:
+    """An input method's composition: the pinyin typed, then the candidate shown, still composing."""
+    for text in (pinyin, candidate):
+        cdp.send("Input.imeSetComposition", {"text": text, "selectionStart": len(text), "selectionEnd": len(text)})
+
+
+def enter_key(cdp: Any, key_code: int = 13) -> None:
+    for kind in ("rawKeyDown", "keyUp"):
+        cdp.send("Input.dispatchKeyEvent", {"type": kind, "key": "Enter", "code": "Enter",
+                                            "windowsVirtualKeyCode": key_code, "nativeVirtualKeyCode": key_code})
+
+
+def triple(agent: Page, prop: str, entity: str = A) -> Any:
+    return agent.locator(f'[data-testid="entity-group"][data-entity="{entity}"] [data-testid="triple"]', has_text=prop).first
+
+
+def test_a_chinese_dialogue_typed_with_an_input_method(
+    zh_campaign: Campaign, browser: Browser, daphne_server: str  # noqa: F811
+) -> None:
+    alice = open_worker(browser, daphne_server, zh_campaign, "alice")
+    bob = open_worker(browser, daphne_server, zh_campaign, "bob")
+    for page in (alice, bob):
+        expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
+        expect(page.locator("#room")).to_have_attribute("data-status", "chatting")
+    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
+    agent, user = pages["agent"], pages["user"]
+    expect(agent.get_by_test_id("topic-a")).to_have_text(f"A: {A}")
+    expect(agent.get_by_test_id("topic-b")).to_have_text(f"B: {B}")
+    expect(agent.get_by_test_id("send-button")).to_be_enabled()
+
+    year = use(agent, A, "上映时间")
+    box = agent.get_by_test_id("message-input")
+    box.focus()
+    agent.keyboard.insert_text("看过")
+    cdp = agent.context.new_cdp_session(agent)
+    compose(cdp, "daomengkongjian", A)
+    enter_key(cdp)  # picks the candidate: part of the composition, not a send
+    cdp.send("Input.insertText", {"text": A})  # the input method commits it
+    enter_key(cdp, 229)  # Safari's order: the Enter's keydown after compositionend, keyCode 229
+    expect(box).to_have_value(f"看过{A}")
+    agent.keyboard.insert_text("吗？2010年的😀")
+    text = f"看过{A}吗？2010年的😀"
+    expect(agent.get_by_test_id("char-counter")).to_have_text(f"{len(text)} / {LIMIT}")  # 15: the emoji is one
+    agent.keyboard.press("Enter")
+    expect(agent.locator('[data-testid="message"][data-seq="1"]')).to_have_attribute("data-state", "sent")
+    expect(user.locator('[data-testid="message"][data-seq="1"] .message-text')).to_have_text(text)
+    expect(agent.locator('[data-testid="message"]')).to_have_count(1)  # the composing Enters sent nothing
+
+    # The triple whose value the message named is marked; the others are not.
+    expect(triple(agent, "上映时间")).to_have_attribute("data-mentioned", "true")
+    expect(triple(agent, "片长")).to_have_attribute("data-mentioned", "false")
+    expect(agent.get_by_test_id("topic-a")).to_have_class(re.compile("goal-reached"))
+
+    send(user, agent, "看过！很好看。", 2)
+    director = use(agent, A, "导演")
+    send(agent, user, "导演是克里斯托弗・诺兰吧？", 3)  # typed with the katakana middle dot
+    expect(triple(agent, "导演")).to_have_attribute("data-mentioned", "true")
+    expect(agent.get_by_test_id("topic-b")).to_have_class(re.compile("goal-reached"))
+    send(user, agent, "对，他很厉害。", 4)
+    send(agent, user, "他出生在伦敦。", 5)
+    expect(triple(agent, "出生地", B)).to_have_attribute("data-mentioned", "true")
+    send(user, agent, "原来如此", 6)
+    send(agent, user, "你喜欢科幻片吗？", 7)
+
+    # The limit counts characters: 21 are refused on the page; 20 emoji (40 UTF-16 units) go through.
+    box = user.get_by_test_id("message-input")
+    expect(user.get_by_test_id("send-button")).to_be_enabled()
+    box.fill("好" * (LIMIT + 1))
+    expect(user.get_by_test_id("char-counter")).to_have_text(f"{LIMIT + 1} / {LIMIT}")
+    user.get_by_test_id("send-button").click()
+    expect(user.locator("#composer-error")).to_be_visible()
+    expect(user.locator('[data-testid="message"][data-seq="8"]')).to_have_count(0)
+    send(user, agent, "😀" * LIMIT, 8)
+
+    expect(agent.get_by_test_id("end-button")).to_be_visible()
+    agent.get_by_test_id("end-button").click()
+    agent.get_by_test_id("confirm-yes").click()  # "End chat" asks once more
+    expect(user.get_by_test_id("rating-form")).to_be_visible()
+    user.locator('[data-testid="rating-option"][data-value="5"]').click()
+    user.get_by_test_id("rating-submit").click()
+    expect(user).to_have_url(re.compile(r"/done/$"))
+
+    room = Room.objects.get(campaign=zh_campaign)
+    assert room.status == RoomStatus.COMPLETE and DuConvSession.objects.get(room=room).user_rating == 5
+    stored = list(Message.objects.filter(room=room).order_by("seq"))
+    assert [m.text for m in stored] == [text, "看过！很好看。", "导演是克里斯托弗・诺兰吧？", "对，他很厉害。",
+                                        "他出生在伦敦。", "原来如此", "你喜欢科幻片吗？", "😀" * LIMIT]
+    assert stored[0].knowledge_used == [year] and stored[2].knowledge_used == [director]
+    assert agent.script_errors == [] and user.script_errors == []  # type: ignore[attr-defined]
