@@ -182,6 +182,8 @@ SWEEP_SECONDS = env_float("GROUNDWORK_SWEEP_SECONDS", 5.0, minimum=0.0)
 CELERY_BEAT_SCHEDULE = {
     "collect-sweep": {"task": "collect.tasks.sweep", "schedule": SWEEP_SECONDS or 5.0, "options": {"expires": 30}},
     "knowledge-sweep": {"task": "collect.tasks.knowledge_sweep", "schedule": 30.0},
+    # Retrains only when enough new examples arrived (docs/retrieval.md, "The ranker learns from the collection").
+    "ranker-retrain": {"task": "retrieval.tasks.ranker_retrain", "schedule": env_float("GROUNDWORK_RETRAIN_EVERY_S", 3600.0, minimum=60.0)},
 }
 # Task modules outside an app's tasks.py, for workers to register.
 CELERY_IMPORTS = ["collect.modelchat.tasks"]
