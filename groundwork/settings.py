@@ -259,6 +259,8 @@ METRICS_TOKEN = env_str("GROUNDWORK_METRICS_TOKEN", "")
 
 # --- Groundwork knobs.
 INDEX_DIR = Path(env_str("GROUNDWORK_INDEX_DIR", str(VAR_DIR / "indexes")))
+# Retrained ranker models and their manifest (retrieval/training/registry.py).
+RANKER_DIR = Path(env_str("GROUNDWORK_RANKER_DIR", str(VAR_DIR / "ranker")))
 # Websocket frames: the largest accepted frame and message text, and a per-connection rate limit.
 WS_MAX_FRAME_BYTES = env_int("GROUNDWORK_WS_MAX_FRAME_BYTES", 8192, minimum=256)
 MESSAGE_MAX_CHARS = env_int("GROUNDWORK_MESSAGE_MAX_CHARS", 1000, minimum=1)

@@ -35,7 +35,7 @@ class RetrainBusy(RuntimeError):
 
 
 def registry_dir() -> Path:
-    return Path(getattr(settings, "RANKER_DIR", None) or settings.VAR_DIR / "ranker")
+    return Path(settings.RANKER_DIR)
 
 
 def manifest_path() -> Path:

@@ -7,6 +7,7 @@ and is recorded in the events the research page shows."""
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from retrieval.training.settings import retrain_settings
 
 log = logging.getLogger(__name__)
 GATED = ("MRR@1", "NDCG@10")
+EXAMPLES_FILE = "examples.json"  # beside the model: the ids of the examples it was trained on
 SHIPPED = "shipped"
 
 
@@ -62,11 +64,12 @@ def _retrain(*, heldout: Path | None, force: bool, features: str | None, max_dia
         return _event("failed", f"{error}; the live model stays")
     examples = training_examples_collected(held_out=held, max_dialogues=max_dialogues)
     counts = examples.counts()
-    trained_before = _trained_contexts(manifest, live_version)
+    ids = [context.id for context in examples.contexts]
+    trained_before = _trained_ids(live_version)
     if counts["contexts"] < config.min_examples:
         return _event("skipped", f"too few examples: {counts['contexts']} collected, at least {config.min_examples} "
                       "needed (GROUNDWORK_RETRAIN_MIN_EXAMPLES); the live model stays", training=counts)
-    new = counts["contexts"] - trained_before
+    new = len(set(ids) - trained_before)
     if not force and new < config.min_new:
         return _event("skipped", f"{new} new examples since {live_version}, {config.min_new} needed "
                       "(GROUNDWORK_RETRAIN_MIN_NEW); the live model stays", training=counts)
@@ -78,6 +81,7 @@ def _retrain(*, heldout: Path | None, force: bool, features: str | None, max_dia
                 "version": version, "trained_on": "collected", "training": counts,
             })
             learned_save(model, staging)
+            (staging / EXAMPLES_FILE).write_text(json.dumps(ids), encoding="utf-8")
             candidate = learned_load(staging)  # what the chat processes will read, not what is in memory
         except LearnedModelError as error:
             return _event("failed", f"{version}: {error}; the live model stays", training=counts)
@@ -163,9 +167,12 @@ def _rollback_target(manifest: dict[str, Any], version: str | None) -> str | Non
     return earlier[-1] if earlier else None
 
 
-def _trained_contexts(manifest: dict[str, Any], version: str) -> int:
-    entry = next((e for e in manifest["versions"] if e["version"] == version), None)
-    return int(entry["training"]["contexts"]) if entry else 0
+def _trained_ids(version: str) -> set[str]:
+    """The ids of the examples `version` was trained on (none for the shipped model)."""
+    try:
+        return set(json.loads((registry.version_dir(version) / EXAMPLES_FILE).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return set()
 
 
 def _scores(model: dict[str, Any], contexts: list[WowppContext]) -> dict[str, float]:
