@@ -66,18 +66,19 @@ def context_fingerprint(turns: Sequence[str]) -> tuple[str, ...]:
 
 
 def wow_examples(*, max_dialogues: int | None = None) -> Iterable[WowppContext]:
-    from collect.exporters.wow import rooms_to_export
     from collect.exporters import ExportOptions
+    from collect.exporters.wow import rooms_to_export
     from collect.models import Message
     from collect.selectors import CONTEXT_TURNS
 
     rooms = rooms_to_export(ExportOptions()).order_by("created", "pk").values_list("id", "topic")
     if max_dialogues is not None:
         rooms = rooms[:max_dialogues]
+    fields = ("seq", "role", "text", "knowledge_shown", "checked_sentence", "checked_passage")
     for room_id, topic in rooms.iterator(chunk_size=200):
         turns: list[str] = []
-        fields = ("seq", "role", "text", "knowledge_shown", "checked_sentence", "checked_passage")
-        for seq, role, text, shown, sentence, passage in Message.objects.filter(room_id=room_id).order_by("seq").values_list(*fields):
+        messages = Message.objects.filter(room_id=room_id).order_by("seq").values_list(*fields)
+        for seq, role, text, shown, sentence, passage in messages:
             context = _wizard_turn(f"wow:{room_id}:{seq}", topic, turns[-CONTEXT_TURNS:], shown, sentence, passage)
             if role == "wizard" and context is not None:
                 yield context
