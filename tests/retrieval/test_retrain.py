@@ -183,3 +183,15 @@ def test_the_command_and_the_beat_task(ranker_dir: Path, heldout: Path, settings
     call_command("retrain_ranker", "--list", stdout=out)
     assert "* v0001" in out.getvalue()
     assert "retrieval.tasks.ranker_retrain" in {e["task"] for e in settings.CELERY_BEAT_SCHEDULE.values()}
+
+
+def test_a_process_looks_at_the_manifest_at_most_every_reload_interval(ranker_dir: Path, heldout: Path, monkeypatch) -> None:
+    from retrieval.training.live import promoted_forget
+
+    monkeypatch.setenv("GROUNDWORK_RANKER_RELOAD_S", "3600")
+    assert ranker_version(live_ranker()) == "shipped-lexical"
+    collected_rooms(make_campaign(), range(0, 20))
+    assert ranker_retrain(heldout=heldout)["outcome"] == "promoted"
+    assert ranker_version(live_ranker()) == "shipped-lexical"  # not looked at again within the interval
+    promoted_forget()  # as when the interval has passed
+    assert ranker_version(live_ranker()) == "v0001"
