@@ -195,3 +195,33 @@ def test_a_process_looks_at_the_manifest_at_most_every_reload_interval(ranker_di
     assert ranker_version(live_ranker()) == "shipped-lexical"  # not looked at again within the interval
     promoted_forget()  # as when the interval has passed
     assert ranker_version(live_ranker()) == "v0001"
+
+
+KILLED_RUN = """
+import django, sys
+django.setup()
+from retrieval.training import registry
+with registry.retrain_lock(), registry.version_staging() as staging:
+    (staging / "learned.json").write_text('{"kind": "learned", "coef": [0.1, ')
+    print("writing", flush=True)
+    sys.stdin.readline()  # killed here, halfway through writing its model
+"""
+
+
+def test_a_run_killed_while_writing_its_model_leaves_the_lock_free_and_no_version(ranker_dir: Path, heldout: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "groundwork.settings", "GROUNDWORK_RANKER_DIR": str(ranker_dir)}
+    run = subprocess.Popen([sys.executable, "-c", KILLED_RUN], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                           cwd=Path(__file__).resolve().parents[2])
+    try:
+        assert run.stdout.readline().strip() == "writing"
+        assert ranker_retrain(heldout=heldout)["outcome"] == "busy"
+    finally:
+        run.kill()
+        run.wait(timeout=60)
+    collected_rooms(make_campaign(), range(0, 20))
+    assert ranker_retrain(heldout=heldout)["outcome"] == "promoted"  # the dead run's lock went with it
+    assert sorted(p.name for p in (ranker_dir / "versions").iterdir()) == ["v0001"]  # its half-written model removed
