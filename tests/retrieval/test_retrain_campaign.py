@@ -11,7 +11,9 @@ import pytest
 from asgiref.sync import async_to_sync
 
 import collect.simulation
-from collect.models import Assignment, Campaign, Decision, Persona
+from collect.models import Assignment, Campaign, Decision, Persona, Room
+from collect.selectors import knowledge_for
+from collect.tasks import knowledge_rerank
 from collect.simulation import simulate
 from retrieval.rankers.load import live_ranker, ranker_version
 from retrieval.training import registry
@@ -92,7 +94,12 @@ def test_a_simulated_campaign_retrains_the_ranker_through_the_gate(campaign, ran
     assert ranker_version(live_ranker()) == better["version"] == registry.manifest_read()["current"]
 
     # Panels stored from now on name the promoted model; those before it, the shipped one.
+    # (A panel the wizard answered before its rerank finished is not stored: scripted wizards answer at once.)
     after = run(campaign, careful, 4, seed=200, monkeypatch=monkeypatch)
     ranked_by = {room.id: {frame["ranked_by"] for frame in room.knowledge_reranked.values()} for room in campaign.rooms.all()}
-    assert set().union(*(ranked_by[room] for room in after)) == {better["version"]}
+    assert set().union(*(ranked_by[room] for room in after)) <= {better["version"]}
     assert set().union(*(models for room, models in ranked_by.items() if room not in after)) == {"shipped-lexical"}
+    # The worker's task on a room's current panel, as with a broker: stored with the promoted version.
+    room_id = sorted(after)[0]
+    knowledge_rerank.run(str(room_id), "wizard", knowledge_for(room_id=room_id, role="wizard"))
+    assert Room.objects.get(pk=room_id).knowledge_reranked["wizard"]["ranked_by"] == better["version"]
