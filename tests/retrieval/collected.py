@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collect.models import Assignment, Campaign, Decision, Room, RoomStatus
+from collect.models import Assignment, Campaign, Room, RoomStatus
 from tests.factories import add_message, make_room
 from tests.retrieval.wowpp_files import placement_contexts, write_wowpp
 
@@ -47,5 +47,3 @@ def _panel(candidates: list) -> list[dict]:
         panel.setdefault(article, []).append(sentence)
     return [{"source": "partner", "passage": i, "title": t, "sentences": s} for i, (t, s) in enumerate(panel.items())]
 
-
-REJECTED = Decision.REJECTED
