@@ -26,7 +26,7 @@ from collect.services.knowledge_claims import claim_release, claims_take_for_wor
 from groundwork import metrics
 from groundwork.layer_publish import group_send
 from groundwork.logs import log_context
-from retrieval.rerank import passages_rank
+from retrieval.rerank import panel_rank
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
@@ -92,10 +92,10 @@ def _knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     context = selectors.dialogue_context(room_id=room_id, after_seq=frame["after_seq"])
     if context is None:
         return  # the chat has moved past this panel
-    ranked = passages_rank(
-        context=context["turns"], topic=context["topic"], passages=frame["passages"], language=context["language"]
+    reranked = panel_rank(
+        context=context["turns"], topic=context["topic"], passages=frame["passages"], after_seq=frame["after_seq"],
+        language=context["language"],
     )
-    reranked = {"type": "knowledge.reranked", "after_seq": frame["after_seq"], "passages": ranked}
     # Kept on the room so that a reload shows the panel the wizard was reading; a panel the chat has
     # moved past is dropped.
     if panels.knowledge_reranked_save(room_id=room_id, role=role, frame=reranked):

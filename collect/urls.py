@@ -2,6 +2,7 @@ from django.urls import path
 
 from collect import entry_views, onboarding_views, research_views, views
 from collect.modelchat import views as modelchat_views
+from retrieval.research_views import ranker_page
 
 app_name = "collect"
 urlpatterns = [
@@ -16,6 +17,7 @@ urlpatterns = [
     path("join/<slug:slug>/onboarding/", modelchat_views.onboarding, name="modelchat_onboarding"),
     path("research/curiosity/", views.curiosity_analysis, name="curiosity_analysis"),
     path("research/", research_views.research_index, name="research"),
+    path("research/ranker/", ranker_page, name="ranker"),
     path("research/<slug:slug>/review/", research_views.review, name="review"),
     path("research/<slug:slug>/csv/<str:kind>/", research_views.payments, name="payments"),
     path("research/<slug:slug>/links/", research_views.links, name="links"),

@@ -183,6 +183,8 @@ SWEEP_SECONDS = env_float("GROUNDWORK_SWEEP_SECONDS", 5.0, minimum=0.0)
 CELERY_BEAT_SCHEDULE = {
     "collect-sweep": {"task": "collect.tasks.sweep", "schedule": SWEEP_SECONDS or 5.0, "options": {"expires": 30}},
     "knowledge-sweep": {"task": "collect.tasks.knowledge_sweep", "schedule": 30.0},
+    # Retrains only when enough new examples arrived (docs/retrieval.md, "The ranker learns from the collection").
+    "ranker-retrain": {"task": "retrieval.tasks.ranker_retrain", "schedule": env_float("GROUNDWORK_RETRAIN_EVERY_S", 3600.0, minimum=60.0)},
 }
 # Task modules outside an app's tasks.py, for workers to register.
 CELERY_IMPORTS = ["collect.modelchat.tasks", "research.tasks"]
@@ -258,6 +260,8 @@ METRICS_TOKEN = env_str("GROUNDWORK_METRICS_TOKEN", "")
 
 # --- Groundwork knobs.
 INDEX_DIR = Path(env_str("GROUNDWORK_INDEX_DIR", str(VAR_DIR / "indexes")))
+# Retrained ranker models and their manifest (retrieval/training/registry.py).
+RANKER_DIR = Path(env_str("GROUNDWORK_RANKER_DIR", str(VAR_DIR / "ranker")))
 # Websocket frames: the largest accepted frame and message text, and a per-connection rate limit.
 WS_MAX_FRAME_BYTES = env_int("GROUNDWORK_WS_MAX_FRAME_BYTES", 8192, minimum=256)
 MESSAGE_MAX_CHARS = env_int("GROUNDWORK_MESSAGE_MAX_CHARS", 1000, minimum=1)

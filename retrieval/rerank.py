@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -24,7 +24,7 @@ from django.core.exceptions import ImproperlyConfigured
 from groundwork import metrics
 from retrieval.rankers import Candidate, SentenceRanker
 from retrieval.rankers.config import ranker_config
-from retrieval.rankers.load import live_ranker
+from retrieval.rankers.load import live_ranker, ranker_version
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,36 @@ def passages_rank(
         offset += size
     order = sorted(range(len(ranked)), key=lambda i: (-max(ranked[i]["scores"], default=float("-inf")), i))
     return [ranked[i] for i in order]
+
+
+def panel_rank(
+    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, after_seq: int,
+    ranker: SentenceRanker | None = None, language: str = "en",
+) -> dict[str, Any]:
+    """The knowledge.reranked frame of a panel: passages_rank's passages, and "ranked_by", the
+    model version that ranked them (kept with the stored panel)."""
+    ranker = ranker or live_ranker(language=language)
+    ranked = passages_rank(context=context, passages=passages, topic=topic, ranker=ranker, language=language)
+    return {"type": "knowledge.reranked", "after_seq": after_seq, "passages": ranked, "ranked_by": ranker_version(ranker)}
+
+
+async def arerank_panel(
+    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, after_seq: int,
+    timeout_s: float | None = None, language: str = "en",
+) -> dict[str, Any] | None:
+    """panel_rank on this process's rerank thread (the embedded mode), within `timeout_s`; None
+    (logged) when it fails, times out or too many reranks are pending."""
+    _check(passages)
+    timeout_s = rerank_timeout_s() if timeout_s is None else timeout_s
+    started = time.perf_counter()
+    try:
+        future = _submit_call(
+            panel_rank, context=list(context), passages=list(passages), topic=topic, after_seq=after_seq, language=language
+        )
+        return await asyncio.wait_for(asyncio.wrap_future(future), timeout_s)
+    except Exception as error:  # noqa: BLE001 - see rerank_passages
+        _log_failure(error, timeout_s, started)
+        return None
 
 
 def rerank_passages(
@@ -153,12 +183,16 @@ def _in_process() -> bool:
 def _submit(
     context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, ranker: SentenceRanker | None, language: str
 ) -> Future[list[dict[str, Any]]]:
+    return _submit_call(
+        passages_rank, context=list(context), passages=list(passages), topic=topic, ranker=ranker, language=language
+    )
+
+
+def _submit_call(call: Callable[..., Any], **kwargs: Any) -> Future[Any]:
     if not _pending.acquire(blocking=False):
         raise RerankBusy(f"{MAX_PENDING} reranks already pending in this process")
     try:
-        future = _executor.submit(
-            passages_rank, context=list(context), passages=list(passages), topic=topic, ranker=ranker, language=language
-        )
+        future = _executor.submit(call, **kwargs)
     except BaseException:
         _pending.release()
         raise

@@ -22,3 +22,11 @@ def rerank(context: list[str], passages: list[dict[str, Any]], topic: str = "", 
     """The passages with per-sentence "scores", best first (see retrieval.rerank.passages_rank).
     Failures propagate: the caller waiting on the result keeps the TF-IDF order."""
     return passages_rank(context=context, passages=passages, topic=topic, language=language)
+
+
+@shared_task(ignore_result=True)
+def ranker_retrain() -> dict[str, Any]:
+    """Celery beat: retrain the learned ranker when enough new examples arrived (retrieval/training)."""
+    from retrieval.training.services import ranker_retrain as retrain
+
+    return retrain()

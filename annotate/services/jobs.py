@@ -89,7 +89,13 @@ def items_add(*, job: Job, specs: Iterable[ItemSpec]) -> int:
     return len(items)
 
 
-def job_items_from_campaigns(*, job: Job, campaigns: list[str], include_incomplete: bool = False) -> int:
+def job_items_from_campaigns(
+    *, job: Job, campaigns: list[str], include_incomplete: bool = False, least_certain: int | None = None
+) -> int:
+    """Items for the campaigns' rooms the job lacks; relevance jobs with `least_certain` = n: only
+    the n contexts where the live ranker is least certain (annotate/services/active.py)."""
+    if least_certain is not None and (job.kind != JobKind.RELEVANCE or least_certain < 1):
+        raise AnnotationError("bad_selection", "least-certain selection takes a relevance job and a number of at least 1")
     found = set(Campaign.objects.filter(slug__in=campaigns).values_list("slug", flat=True))
     missing = sorted(set(campaigns) - found)
     if missing:
@@ -105,8 +111,17 @@ def job_items_from_campaigns(*, job: Job, campaigns: list[str], include_incomple
     rooms = Room.objects.filter(campaign__slug__in=campaigns, status__in=statuses).order_by("created", "id")
     build = {JobKind.RELEVANCE: _relevance_specs, JobKind.DUCONV_EVAL: _duconv_spec}.get(job.kind, _dialog_spec)
     specs = (spec for room in rooms.iterator(chunk_size=200) for spec in build(job, room))
+    selection: dict[str, Any] = {}
+    if least_certain is not None:
+        from annotate.services.active import specs_least_certain
+        from retrieval.rankers.load import live_ranker, ranker_version
+
+        ranker = live_ranker()
+        existing = set(job.items.values_list("key", flat=True))
+        specs = iter(specs_least_certain((s for s in specs if s.key not in existing), limit=least_certain, ranker=ranker))
+        selection = {"selection": f"least certain by {ranker_version(ranker)}"}
     added = items_add(job=job, specs=specs)
-    job.source = {"campaigns": sorted(set(job.source.get("campaigns", [])) | found)}
+    job.source = {"campaigns": sorted(set(job.source.get("campaigns", [])) | found), **selection}
     job.save(update_fields=["source"])
     return added
 

@@ -30,6 +30,7 @@ from groundwork import metrics
 from groundwork.channel_layer import group_send_except
 from groundwork.logs import log_context_set
 from retrieval import services as retrieval
+from retrieval.rerank import arerank_panel
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
@@ -361,12 +362,12 @@ class RoomConsumer(GroundworkConsumer):
         if context is None:
             return  # the chat has moved past this panel
         # timeout: GROUNDWORK_RERANK_TIMEOUT_S; a bad ranker setting is a logged failure, not a crash.
-        ranked = await retrieval.arerank_passages(
-            context=context["turns"], topic=context["topic"], passages=frame["passages"], language=context["language"]
+        reranked = await arerank_panel(
+            context=context["turns"], topic=context["topic"], passages=frame["passages"], after_seq=frame["after_seq"],
+            language=context["language"],
         )
-        if ranked is None:
+        if reranked is None:
             return  # failed or timed out (logged there): the TF-IDF order stays
-        reranked = {"type": "knowledge.reranked", "after_seq": frame["after_seq"], "passages": ranked}
         if not await database_sync_to_async(panels.knowledge_reranked_save)(room_id=self.room_id, role=role, frame=reranked):
             return  # the chat has moved on: this panel is out of date
         await self.send_knowledge(role, reranked)

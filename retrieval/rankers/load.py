@@ -13,6 +13,7 @@ from retrieval.rankers.tfidf import TfidfRanker
 from retrieval.rankers.tfidf_paper import TfidfPaperRanker
 
 _built: dict[Hashable, SentenceRanker] = {}
+_broken: set[Hashable] = set()  # promoted models that did not load: not read again on every rerank
 _lock = threading.Lock()
 
 
@@ -43,10 +44,55 @@ def live_ranker(*, language: str = "en") -> SentenceRanker:
 
         # Process-wide: in the embedded mode, fewer threads leave a core to the chat.
         torch.set_num_threads(config.threads)
-    return ranker_get(
+    if config.bundled:
+        retrained = _retrained(config.device)
+        if retrained is not None:
+            return retrained
+    ranker = ranker_get(
         config.ranker, checkpoint=config.checkpoint, device=config.device,
         batch_size=config.batch_size, hybrid_weight=config.hybrid_weight, language=language,
     )
+    if config.bundled and config.checkpoint is not None:
+        ranker.version = f"shipped-{config.checkpoint.name}"  # type: ignore[attr-defined]
+    return ranker
+
+
+def ranker_version(ranker: SentenceRanker) -> str:
+    """What a stored panel records as the model that ranked it: a retrained version (v0003), the
+    shipped model (shipped-lexical), or the ranker's name for the others."""
+    return str(getattr(ranker, "version", "") or ranker.name)
+
+
+def _retrained(device: str) -> SentenceRanker | None:
+    """The version the collection's retraining promoted (retrieval/training), built once; None
+    while the shipped model is live or when the promoted one does not load."""
+    from retrieval.rankers.learned import LearnedModelError, LearnedRanker, learned_load
+    from retrieval.training.live import promoted_model, promoted_refuse
+
+    promoted = promoted_model()
+    if promoted is None:
+        return None
+    key = ("retrained", promoted.directory.resolve(), device)
+    if key in _broken:
+        return None
+
+    def build() -> SentenceRanker:
+        ranker = LearnedRanker(learned_load(promoted.directory), device=device)
+        ranker.version = promoted.version  # type: ignore[attr-defined]
+        return ranker
+
+    try:
+        with _lock:
+            if key not in _built:
+                # One retrained model in memory at a time: the one it replaces is dropped.
+                for old in [k for k in _built if k[0] == "retrained"]:  # type: ignore[index]
+                    del _built[old]
+                _built[key] = build()
+            return _built[key]
+    except (LearnedModelError, OSError) as error:
+        _broken.add(key)
+        promoted_refuse(promoted, error)
+        return None
 
 
 def _neural_get(checkpoint: Path | None, device: str, batch_size: int) -> SentenceRanker:

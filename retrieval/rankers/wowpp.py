@@ -56,6 +56,11 @@ def wowpp_half(dialogue_id: str) -> Half:
     return "a" if hashlib.sha1(dialogue_id.encode()).digest()[0] % 2 == 0 else "b"
 
 
+def wowpp_context(key: str, entry: object) -> WowppContext:
+    """One WOW++ record ({"turns", "annotated_sentences", ...}) as a ranking example."""
+    return _context(key, entry)
+
+
 def _context(key: str, entry: object) -> WowppContext:
     if not isinstance(entry, dict):
         raise WowppError(f"dialogue {key}: expected an object")

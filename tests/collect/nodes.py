@@ -63,6 +63,8 @@ def node_env(index_dir: Path, **extra: str) -> dict[str, str]:
         "DATABASE_URL": f"{child_database_url()}?application_name={NODE_APPLICATION}",
         "SECRET_KEY": os.environ.get("SECRET_KEY") or "fault-tests-only-secret-key-of-enough-length-0123456789",
         "GROUNDWORK_INDEX_DIR": str(index_dir),
+        # Not the developer's var/ranker: a model promoted there must not rank in the tests' processes.
+        "GROUNDWORK_RANKER_DIR": str(index_dir.parent / "ranker"),
         # The fault tests measure the room, not the rate limit; retrieval runs in the chat process.
         "GROUNDWORK_WS_RATE_PER_10S": "10000",
         "GROUNDWORK_RATE_LIMITS": "frames.worker=0/10,sockets.worker=0/60",

@@ -75,6 +75,7 @@ async def test_the_topic_panel_is_reranked_and_published_by_the_worker(campaign,
     panel = await receive_until(wizard, "knowledge", timeout=60)
     reranked = await receive_until(wizard, "knowledge.reranked", timeout=60)
     assert reranked["after_seq"] == panel["after_seq"] == 0
+    assert reranked["ranked_by"].startswith("shipped-")  # the worker's model: none promoted in its var/ranker
     assert sorted(p["title"] for p in reranked["passages"]) == sorted(p["title"] for p in panel["passages"])
     assert all("scores" in p for p in reranked["passages"])
     # Queued as the task that publishes its own result, not as a rerank the chat process polls for.

@@ -357,6 +357,11 @@ async def test_the_wizard_gets_a_reranked_panel_after_the_tfidf_one(chatting: Pa
     assert all(len(p["scores"]) == len(p["sentences"]) for p in reranked["passages"])
     best = [max(p["scores"]) for p in reranked["passages"]]
     assert best == sorted(best, reverse=True)
+    # The stored panel names the model that ranked it.
+    from retrieval.rankers.load import live_ranker, ranker_version
+
+    stored = await database_sync_to_async(lambda: Room.objects.get(pk=chatting.room.pk).knowledge_reranked["wizard"])()
+    assert stored["ranked_by"] == reranked["ranked_by"] == ranker_version(live_ranker())
     await wizard.disconnect()
     await apprentice.disconnect()
 

@@ -177,7 +177,8 @@ def test_a_rerank_that_comes_after_the_wizard_answered_ranks_nothing(chatting: P
     import collect.tasks
 
     ranked: list[int] = []
-    monkeypatch.setattr(collect.tasks, "passages_rank", lambda **kw: ranked.append(len(kw["passages"])) or kw["passages"])
+    monkeypatch.setattr(collect.tasks, "panel_rank", lambda **kw: ranked.append(len(kw["passages"])) or {
+        "type": "knowledge.reranked", "after_seq": kw["after_seq"], "passages": kw["passages"], "ranked_by": "test"})
     post(chatting, chatting.wizard, "w1", "Do you play the guitar?", checked=NONE_USED)
     asked = post(chatting, chatting.apprentice, "a1", "I prefer the blues")
     panel = rooms.message_after(message_id=asked.pk).knowledge[wow.WIZARD]

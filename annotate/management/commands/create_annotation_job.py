@@ -58,6 +58,9 @@ class Command(BaseCommand):
         parser.add_argument("--max-candidates", type=int, default=None)
         parser.add_argument("--question", default="", help="pairwise: engaging, interesting, humanlike or knowledgeable")
         parser.add_argument("--no-gold-sentence", action="store_true", help="relevance: leave out the wizard's checked sentence")
+        parser.add_argument("--least-certain", type=int, default=None, metavar="N",
+                            help="relevance: add only the N contexts where the live ranker's two best sentences score "
+                                 "closest (default: every context)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         candidates = {
@@ -65,6 +68,8 @@ class Command(BaseCommand):
         }
         if opts["no_gold_sentence"]:
             candidates["include_gold"] = False
+        if opts["least_certain"] is not None and (opts["kind"] != JobKind.RELEVANCE or opts["least_certain"] < 1):
+            raise CommandError("--least-certain takes --kind relevance and a number of at least 1")
         try:
             job = Job.objects.filter(slug=opts["slug"]).first()
             if job is None:
@@ -87,7 +92,8 @@ class Command(BaseCommand):
                 )
             elif job.kind != opts["kind"]:
                 raise CommandError(f"job {job.slug!r} labels {job.kind}, not {opts['kind']}")
-            added = job_items_from_campaigns(job=job, campaigns=opts["campaigns"], include_incomplete=opts["include_incomplete"])
+            added = job_items_from_campaigns(job=job, campaigns=opts["campaigns"], include_incomplete=opts["include_incomplete"],
+                                             least_certain=opts["least_certain"])
             controls = job_control_pairs_add(job=job, count=opts["control_pairs"]) if opts["control_pairs"] else 0
             if opts["control_onboarding"]:
                 onboarding = job_control_pairs_add(job=job, count=opts["control_onboarding"], onboarding=True)

@@ -1,0 +1,22 @@
+"""Staff page: the ranker the collection retrains (retrieval/training), its versions and scores."""
+
+from __future__ import annotations
+
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from collect.charts import column_chart
+from retrieval.training.history import ranker_history
+from retrieval.training.settings import retrain_settings
+
+
+@staff_member_required
+def ranker_page(request: HttpRequest) -> HttpResponse:
+    history = ranker_history()
+    oldest_first = history["versions"][::-1]
+    chart = column_chart(
+        "Held-out MRR@1 per version", [(v["version"], round(v["mrr1"], 3)) for v in oldest_first],
+        x_label="version", y_label="MRR@1",
+    ) if oldest_first else None
+    return render(request, "retrieval/ranker.html", {**history, "chart": chart, "settings": retrain_settings()})
