@@ -165,6 +165,8 @@ CELERY_TASK_ROUTES = {
     "retrieval.tasks.*": {"queue": "index"},
     "collect.tasks.knowledge_rerank": {"queue": "rerank"},
     "collect.modelchat.tasks.*": {"queue": "models"},
+    # Local checkpoints load where they run (model turns of checkpoint models are sent there too).
+    "collect.modelchat.local_tasks.*": {"queue": "local_models"},
 }
 # Retrieval for the wizard after each message: "process" (the chat process's thread pool),
 # "celery" (the `default` queue, off the chat processes) or "auto": Celery when there is a broker.
@@ -184,7 +186,7 @@ CELERY_BEAT_SCHEDULE = {
     "knowledge-sweep": {"task": "collect.tasks.knowledge_sweep", "schedule": 30.0},
 }
 # Task modules outside an app's tasks.py, for workers to register.
-CELERY_IMPORTS = ["collect.modelchat.tasks"]
+CELERY_IMPORTS = ["collect.modelchat.tasks", "collect.modelchat.local_tasks"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -1,4 +1,5 @@
-"""Calling a registered model: a Python class by dotted path or an HTTP endpoint, with a timeout
+"""Calling a registered model: a Python class by dotted path, an HTTP endpoint or a local
+checkpoint (checkpoints.py), with a timeout
 per attempt, retries and a per-process concurrency limit. Whatever goes wrong, the caller gets a
 CallResult with the apology text and the error; the failure is logged. Blocking: call it off the
 event loop (a thread, or the Celery `models` queue)."""
@@ -102,7 +103,7 @@ def _limit(model: EvalModel) -> threading.BoundedSemaphore:
 
 
 def _attempt(model: EvalModel, context: dict[str, Any]) -> tuple[str, str | None]:
-    call = _call_http if model.kind == EvalModelKind.HTTP else _call_python
+    call = {EvalModelKind.HTTP: _call_http, EvalModelKind.CHECKPOINT: _call_checkpoint}.get(model.kind, _call_python)
     future = _executor.submit(call, model, context)
     try:
         raw = future.result(timeout=model.timeout_seconds)
@@ -134,6 +135,12 @@ def reply_parse(raw: Any, *, triples: bool = False) -> tuple[str, str | list[Any
     if not triples and used is not None and not isinstance(used, str):
         raise ModelFailure("bad reply: knowledge_used must be a string")
     return text, used
+
+
+def _call_checkpoint(model: EvalModel, context: dict[str, Any]) -> Any:
+    from collect.modelchat.checkpoints import checkpoint_respond  # torch and transformers load only where used
+
+    return checkpoint_respond(options=model.options, context=context)
 
 
 def _call_python(model: EvalModel, context: dict[str, Any]) -> Any:

@@ -1,4 +1,5 @@
-"""`manage.py register_model NAME (--python DOTTED.PATH | --url URL) [--timeout S --retries N
+"""`manage.py register_model NAME (--python DOTTED.PATH | --url URL | --transformers PATH_OR_GGUF
+[checkpoint_register.py's options]) [--timeout S --retries N
 --concurrency N --options JSON]`: register (or update) a model for human evaluation.
 `register_model --builtins` registers the built-in bots."""
 
@@ -11,6 +12,12 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collect.modelchat.bots import builtin_models_ensure
+from collect.modelchat.checkpoint_register import (
+    CHECKPOINT_CONCURRENCY,
+    CHECKPOINT_TIMEOUT_S,
+    checkpoint_arguments,
+    checkpoint_options_from,
+)
 from collect.modelchat.models import EvalModel, EvalModelKind
 
 
@@ -23,10 +30,11 @@ class Command(BaseCommand):
         kind.add_argument("--python", metavar="DOTTED.PATH", help="a class with respond(context) -> reply")
         kind.add_argument("--url", help="an endpoint taking POST JSON {history, topic, knowledge, goal?} -> {text}")
         kind.add_argument("--builtins", action="store_true", help="register the built-in bots")
+        checkpoint_arguments(parser=parser, kind=kind)
         parser.add_argument("--description", default="")
-        parser.add_argument("--timeout", type=float, default=10.0, help="seconds per attempt")
+        parser.add_argument("--timeout", type=float, help=f"seconds per attempt (10; {CHECKPOINT_TIMEOUT_S:g} with --transformers)")
         parser.add_argument("--retries", type=int, default=1)
-        parser.add_argument("--concurrency", type=int, default=4, help="calls at once per server process")
+        parser.add_argument("--concurrency", type=int, help=f"calls at once per server process (4; {CHECKPOINT_CONCURRENCY} with --transformers)")
         parser.add_argument("--options", default="{}", help="JSON object of keyword arguments for the Python class")
         parser.add_argument("--inactive", action="store_true")
 
@@ -35,16 +43,21 @@ class Command(BaseCommand):
             names = [m.name for m in builtin_models_ensure()]
             self.stdout.write(f"built-in models registered: {', '.join(names)}")
             return
-        if not opts["name"] or not (opts["python"] or opts["url"]):
-            raise CommandError("give NAME and one of --python DOTTED.PATH or --url URL (or --builtins)")
+        if not opts["name"] or not (opts["python"] or opts["url"] or opts["transformers"]):
+            raise CommandError("give NAME and one of --python DOTTED.PATH, --url URL or --transformers PATH_OR_GGUF (or --builtins)")
         try:
             options = json.loads(opts["options"])
         except ValueError as error:
             raise CommandError(f"--options is not valid JSON: {error}") from error
+        local = bool(opts["transformers"])
+        opts["timeout"] = opts["timeout"] if opts["timeout"] is not None else CHECKPOINT_TIMEOUT_S if local else 10.0
+        opts["concurrency"] = opts["concurrency"] if opts["concurrency"] is not None else CHECKPOINT_CONCURRENCY if local else 4
+        if local:
+            options = checkpoint_options_from(opts=opts, options=options, stdout=self.stdout)
         if opts["retries"] < 0 or opts["concurrency"] < 1:
             raise CommandError("--retries must be at least 0 and --concurrency at least 1")
         model = EvalModel.objects.filter(name=opts["name"]).first() or EvalModel(name=opts["name"])
-        model.kind = EvalModelKind.PYTHON if opts["python"] else EvalModelKind.HTTP
+        model.kind = EvalModelKind.PYTHON if opts["python"] else EvalModelKind.CHECKPOINT if local else EvalModelKind.HTTP
         model.dotted_path = opts["python"] or ""
         model.endpoint_url = opts["url"] or ""
         model.description = opts["description"]
