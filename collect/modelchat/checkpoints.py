@@ -52,6 +52,7 @@ def checkpoint_device(*, requested: str = "auto") -> str:
 
 
 def _key(options: dict[str, Any]) -> tuple[str, float, str, str]:
+    checkpoint_locate(path=options["path"])  # a clear error when the checkpoint has gone since registration
     path = os.path.realpath(os.path.expanduser(options["path"]))
     device = checkpoint_device(requested=options.get("device", "auto"))
     return path, os.path.getmtime(path), device, str(options.get("dtype", "auto"))
