@@ -3,6 +3,7 @@ each other from its completed chats. Each `load_demo` adds the pairs of the chat
 
 from __future__ import annotations
 
+from annotate.services import AnnotationError
 from annotate.models import Job, JobKind, PairwiseQuestion
 from annotate.services.jobs import job_create, job_items_from_campaigns
 from collect.models import Campaign
@@ -20,4 +21,9 @@ def pairwise_demo_ensure(*, campaign: Campaign) -> tuple[Job, int]:
         completion_code="",
         question=PairwiseQuestion.ENGAGING,
     )
-    return job, job_items_from_campaigns(job=job, campaigns=[campaign.slug])
+    try:
+        return job, job_items_from_campaigns(job=job, campaigns=[campaign.slug])
+    except AnnotationError as error:
+        if error.code != "too_few_models":
+            raise
+        return job, 0  # no pairs until two models have completed chats
