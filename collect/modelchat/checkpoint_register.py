@@ -13,8 +13,12 @@ from django.core.management.base import CommandError
 from collect.modelchat.checkpoint_files import CheckpointProblem, checkpoint_check
 from collect.modelchat.checkpoint_options import DEVICES
 
-# A first call may wait for the load (half a minute on a CPU) before it generates.
-CHECKPOINT_TIMEOUT_S = 60.0
+# A first call may wait for the load (half a minute on a CPU) before it generates, and a busy CPU
+# generates a few tokens a second.
+CHECKPOINT_TIMEOUT_S = 120.0
+# No retry by default: an attempt that timed out keeps generating (a thread cannot be stopped), so
+# a second one would only wait behind it.
+CHECKPOINT_RETRIES = 0
 # One generation at a time per process: more would share the same cores or GPU.
 CHECKPOINT_CONCURRENCY = 1
 

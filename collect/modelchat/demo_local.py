@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from collect.modelchat.checkpoint_files import CheckpointProblem, checkpoint_check
-from collect.modelchat.checkpoint_register import CHECKPOINT_CONCURRENCY, CHECKPOINT_TIMEOUT_S
+from collect.modelchat.checkpoint_register import CHECKPOINT_CONCURRENCY, CHECKPOINT_RETRIES, CHECKPOINT_TIMEOUT_S
 from collect.modelchat.models import EvalModel, EvalModelKind
 
 SMOLLM2 = "smollm2-135m"
@@ -50,6 +50,7 @@ def smollm2_ensure(*, say: Any = print) -> EvalModel | None:
             "description": "SmolLM2-135M-Instruct (GGUF, transformers), answering from the wizard's knowledge",
             "options": {"path": str(path), "device": "auto", **SMOLLM2_OPTIONS},
             "timeout_seconds": CHECKPOINT_TIMEOUT_S,
+            "retries": CHECKPOINT_RETRIES,
             "max_concurrency": CHECKPOINT_CONCURRENCY,
         },
     )

@@ -71,7 +71,7 @@ def test_it_registers_a_gguf_with_its_generation_settings() -> None:
     call_command("register_model", "local-lm", "--transformers", str(smollm2_path()), "--device", "cpu", "--max-new-tokens", "20",
                  "--options", '{"knowledge_limit": 3}')
     model = EvalModel.objects.get(name="local-lm")
-    assert (model.kind, model.timeout_seconds, model.max_concurrency) == ("checkpoint", 60.0, 1)
+    assert (model.kind, model.timeout_seconds, model.retries, model.max_concurrency) == ("checkpoint", 120.0, 0, 1)
     assert model.options == {
         "path": str(smollm2_path()),
         "device": "cpu",

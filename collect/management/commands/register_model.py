@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from collect.modelchat.bots import builtin_models_ensure
 from collect.modelchat.checkpoint_register import (
     CHECKPOINT_CONCURRENCY,
+    CHECKPOINT_RETRIES,
     CHECKPOINT_TIMEOUT_S,
     checkpoint_arguments,
     checkpoint_options_from,
@@ -33,7 +34,7 @@ class Command(BaseCommand):
         checkpoint_arguments(parser=parser, kind=kind)
         parser.add_argument("--description", default="")
         parser.add_argument("--timeout", type=float, help=f"seconds per attempt (10; {CHECKPOINT_TIMEOUT_S:g} with --transformers)")
-        parser.add_argument("--retries", type=int, default=1)
+        parser.add_argument("--retries", type=int, help=f"further attempts after a failure (1; {CHECKPOINT_RETRIES} with --transformers)")
         parser.add_argument("--concurrency", type=int, help=f"calls at once per server process (4; {CHECKPOINT_CONCURRENCY} with --transformers)")
         parser.add_argument("--options", default="{}", help="JSON object of keyword arguments for the Python class")
         parser.add_argument("--inactive", action="store_true")
@@ -51,6 +52,7 @@ class Command(BaseCommand):
             raise CommandError(f"--options is not valid JSON: {error}") from error
         local = bool(opts["transformers"])
         opts["timeout"] = opts["timeout"] if opts["timeout"] is not None else CHECKPOINT_TIMEOUT_S if local else 10.0
+        opts["retries"] = opts["retries"] if opts["retries"] is not None else CHECKPOINT_RETRIES if local else 1
         opts["concurrency"] = opts["concurrency"] if opts["concurrency"] is not None else CHECKPOINT_CONCURRENCY if local else 4
         if local:
             options = checkpoint_options_from(opts=opts, options=options, stdout=self.stdout)
