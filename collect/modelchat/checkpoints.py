@@ -1,6 +1,6 @@
 """Running a local checkpoint (EvalModelKind.CHECKPOINT) with `transformers`: loaded once per
 process (kept by path, modification time, device and dtype, so a checkpoint rewritten in place
-loads again), on the GPU when there is one and the model's device is "auto". The call itself is
+loads again, and its older copy is let go), on the GPU when there is one and the model's device is "auto". The call itself is
 blocking: calls.py runs it on its thread pool, in the Celery `local_models` worker or, without a
 broker, in the chat process."""
 
@@ -55,7 +55,15 @@ def _key(options: dict[str, Any]) -> tuple[str, float, str, str]:
     checkpoint_locate(path=options["path"])  # a clear error when the checkpoint has gone since registration
     path = os.path.realpath(os.path.expanduser(options["path"]))
     device = checkpoint_device(requested=options.get("device", "auto"))
-    return path, os.path.getmtime(path), device, str(options.get("dtype", "auto"))
+    return path, _modified(path), device, str(options.get("dtype", "auto"))
+
+
+def _modified(path: str) -> float:
+    """A file's modification time; for a directory, its newest file's (weights rewritten in place)."""
+    if not os.path.isdir(path):
+        return os.path.getmtime(path)
+    with os.scandir(path) as entries:
+        return max([os.path.getmtime(path), *(entry.stat().st_mtime for entry in entries if entry.is_file())])
 
 
 def checkpoint_load(*, options: dict[str, Any]) -> Loaded:
@@ -69,6 +77,9 @@ def checkpoint_load(*, options: dict[str, Any]) -> Loaded:
     with lock:
         if key not in _loaded:
             _loaded[key] = _load(options, key[2])
+            # A checkpoint rewritten in place: its older copy is let go.
+            for stale in [k for k in _loaded if k[0] == key[0] and k[1] != key[1]]:
+                _loaded.pop(stale, None)
     return _loaded[key]
 
 
