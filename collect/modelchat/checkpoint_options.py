@@ -5,6 +5,7 @@
      "generation": {"max_new_tokens": 48, "do_sample": false, "temperature": 0.7, "top_p": 0.9,
                     "top_k": 50, "repetition_penalty": 1.2},
      "knowledge_limit": 6,
+     "cpu_threads": 1,
      "prompts": {"wow": "...", "duconv": "...", "plain": "...", "opening": "..."}}
 
 Only `path` is required; the rest have the defaults below."""
@@ -53,6 +54,9 @@ def checkpoint_options_problems(*, options: Any) -> list[str]:
             problems.append(f'"generation.{key}" must be {"an integer" if kind is int else "a number"}')
         elif not low <= value <= high:
             problems.append(f'"generation.{key}" must be between {low:g} and {high:g}')
+    threads = options.get("cpu_threads")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256):
+        problems.append('"cpu_threads" must be an integer from 1 to 256 (or left out: torch\'s default)')
     limit = options.get("knowledge_limit", DEFAULT_KNOWLEDGE_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 50:
         problems.append('"knowledge_limit" must be an integer from 0 to 50')

@@ -88,6 +88,10 @@ def _load(options: dict[str, Any], device: str) -> Loaded:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     started = time.perf_counter()
+    if device == "cpu" and options.get("cpu_threads"):
+        # For the whole process: on a CPU shared with other work, one thread generates several
+        # times faster than torch's default of one per core (its threads wait on each other).
+        torch.set_num_threads(options["cpu_threads"])
     files = checkpoint_locate(path=options["path"])
     kwargs = {"local_files_only": True, **files.pretrained_kwargs()}
     dtype = options.get("dtype", "auto")
