@@ -3,8 +3,8 @@ each other from its completed chats. Each `load_demo` adds the pairs of the chat
 
 from __future__ import annotations
 
-from annotate.services import AnnotationError
 from annotate.models import Job, JobKind, PairwiseQuestion
+from annotate.services import AnnotationError
 from annotate.services.jobs import job_create, job_items_from_campaigns
 from collect.models import Campaign
 

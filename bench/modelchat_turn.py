@@ -19,7 +19,6 @@ import asyncio
 import json
 import os
 import random
-import statistics
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
