@@ -3,7 +3,7 @@
     {"path": "/abs/path/model.gguf or /abs/path/checkpoint-dir",
      "device": "auto" | "cpu" | "cuda",
      "generation": {"max_new_tokens": 48, "do_sample": false, "temperature": 0.7, "top_p": 0.9,
-                    "top_k": 50, "repetition_penalty": 1.2},
+                    "top_k": 50, "repetition_penalty": 1.0},
      "knowledge_limit": 6,
      "cpu_threads": 1,
      "prompts": {"wow": "...", "duconv": "...", "plain": "...", "opening": "..."}}
@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 DEVICES = ("auto", "cpu", "cuda")
-DEFAULT_GENERATION: dict[str, Any] = {"max_new_tokens": 48, "do_sample": False, "repetition_penalty": 1.2}
+# No repetition penalty by default: transformers applies it to the prompt's tokens too, which keeps
+# a model from using the words of the knowledge it was given.
+DEFAULT_GENERATION: dict[str, Any] = {"max_new_tokens": 48, "do_sample": False}
 # name → (type, smallest, largest)
 GENERATION_LIMITS: dict[str, tuple[type, float, float]] = {
     "max_new_tokens": (int, 1, 512),

