@@ -25,7 +25,8 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True), nee
 def models_worker(settings, index_dir: Path):
     settings.CELERY_TASK_ALWAYS_EAGER = False
     env = {**os.environ, "DATABASE_URL": child_database_url(), "GROUNDWORK_INDEX_DIR": str(index_dir)}
-    with celery_worker("-Q", "local_models", "--pool", "threads", "--concurrency", "2", "--loglevel", "WARNING", env=env) as worker:
+    # As the production topology runs it: one prefork process holding the weights.
+    with celery_worker("-Q", "local_models", "--pool", "prefork", "--concurrency", "1", "--loglevel", "WARNING", env=env) as worker:
         yield worker
 
 
