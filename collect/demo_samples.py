@@ -30,7 +30,7 @@ def samples_ensure(*, campaign: Campaign, dialogues: int) -> Campaign | None:
         slug=f"{campaign.slug}-samples",
         defaults={
             "name": f"{campaign.name}: simulated sample dialogues", "protocol": campaign.protocol,
-            "knowledge_source": campaign.knowledge_source, "protocol_config": campaign.protocol_config,
+            "knowledge_source": campaign.knowledge_source, "protocol_config": _builtin_models_only(campaign.protocol_config),
             "min_turns": campaign.min_turns, "max_turns": campaign.max_turns, "turn_limit": campaign.turn_limit,
             "instructions": campaign.instructions, "is_active": False,
         },
@@ -52,3 +52,14 @@ def samples_ensure(*, campaign: Campaign, dialogues: int) -> Campaign | None:
             Campaign.objects.filter(pk=twin.pk).update(is_active=False)
     twin.refresh_from_db()
     return twin if twin.rooms.filter(status=RoomStatus.COMPLETE).count() >= dialogues else None
+
+
+def _builtin_models_only(config: dict) -> dict:
+    """A model-chat config with only the built-in bots (Python classes): a checkpoint such as the
+    demo's SmolLM2 would make loading the demo take minutes on a CPU, an endpoint may be down."""
+    from collect.modelchat.models import EvalModel, EvalModelKind
+
+    if not isinstance(config.get("models"), dict):
+        return config
+    builtin = set(EvalModel.objects.filter(name__in=config["models"], kind=EvalModelKind.PYTHON).values_list("name", flat=True))
+    return {**config, "models": {name: count for name, count in config["models"].items() if name in builtin}}

@@ -166,6 +166,8 @@ CELERY_TASK_ROUTES = {
     "collect.tasks.knowledge_rerank": {"queue": "rerank"},
     "collect.modelchat.tasks.*": {"queue": "models"},
     "research.tasks.*": {"queue": "index"},  # dataset exports: slow, off the chat path
+    # Local checkpoints load where they run (model turns of checkpoint models are sent there too).
+    "collect.modelchat.local_tasks.*": {"queue": "local_models"},
 }
 # Retrieval for the wizard after each message: "process" (the chat process's thread pool),
 # "celery" (the `default` queue, off the chat processes) or "auto": Celery when there is a broker.
@@ -187,7 +189,7 @@ CELERY_BEAT_SCHEDULE = {
     "ranker-retrain": {"task": "retrieval.tasks.ranker_retrain", "schedule": env_float("GROUNDWORK_RETRAIN_EVERY_S", 3600.0, minimum=60.0)},
 }
 # Task modules outside an app's tasks.py, for workers to register.
-CELERY_IMPORTS = ["collect.modelchat.tasks", "research.tasks"]
+CELERY_IMPORTS = ["collect.modelchat.tasks", "research.tasks", "collect.modelchat.local_tasks"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

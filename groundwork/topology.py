@@ -2,7 +2,7 @@
 
 N daphne processes behind HAProxy (which proxies the websockets and takes a process out of rotation
 when its readiness probe fails), Celery workers for the `default` (the wizard's retrieval),
-`index`, `rerank` and `models` queues, and the beat scheduler, each a program of supervisord
+`index`, `rerank`, `models` and `local_models` queues, and the beat scheduler, each a program of supervisord
 (pinned in requirements.txt), which restarts any one of them that dies and leaves the others
 running, against the DATABASE_URL and REDIS_URL of the environment. Usage:
 
@@ -124,8 +124,9 @@ WORKER_NICENESS = 10
 QUEUE_NICENESS = {"rerank": 15}
 
 
-# Queue → worker processes (retrieval on `default`, index builds, reranking, model turns).
-WORKERS = (("default", 2), ("index", 1), ("rerank", 1), ("models", 4))
+# Queue → worker processes (retrieval on `default`, index builds, reranking, model turns, and the
+# turns of local checkpoints: each process holds its own copy of the weights, on the GPU if any).
+WORKERS = (("default", 2), ("index", 1), ("rerank", 1), ("models", 4), ("local_models", 1))
 
 
 def worker_command(queue: str, concurrency: int, *, loglevel: str = "INFO") -> list[str]:

@@ -47,7 +47,7 @@ def test_supervisord_reads_the_generated_config(tmp_path: Path) -> None:
     options = ServerOptions()
     options.realize(args=["-c", str(out / "supervisord.conf")])
     processes = {config.name: config for group in options.process_group_configs for config in group.process_configs}
-    assert set(processes) == {"web1", "web2", "proxy", "default", "index", "rerank", "models", "beat", "alerts"}
+    assert set(processes) == {"web1", "web2", "proxy", "default", "index", "rerank", "models", "local_models", "beat", "alerts"}
     # Celery's %h reaches the worker as written (supervisord would expand a bare %).
     assert "-n default@%h" in processes["default"].command
     assert all(config.autorestart for config in processes.values())

@@ -421,6 +421,11 @@ class RoomConsumer(GroundworkConsumer):
         if event["role"] == self.role:
             await self.send(text_data=event["text"])
 
+    async def room_typing(self, event: dict[str, Any]) -> None:
+        """A model partner is writing its reply to `after_seq` (modelchat/relay.py)."""
+        if event["role"] != self.role:
+            await self.send_json({"type": "typing", "after_seq": event["after_seq"]})
+
     async def room_presence(self, event: dict[str, Any]) -> None:
         if event["role"] == self.role:
             return

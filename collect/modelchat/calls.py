@@ -1,8 +1,8 @@
-"""Calling a registered model: a Python class by dotted path, an HTTP endpoint or an
-OpenAI-compatible endpoint (openai_adapter.py), with a timeout per attempt, retries and a
-per-process concurrency limit. Whatever goes wrong, the caller gets a CallResult with the apology
-text and the error; the failure is logged. Blocking: call it off the event loop (a thread, or the
-Celery `models` queue)."""
+"""Calling a registered model: a Python class by dotted path, an HTTP endpoint, an
+OpenAI-compatible endpoint (openai_adapter.py) or a local checkpoint (checkpoints.py), with a
+timeout per attempt, retries and a per-process concurrency limit. Whatever goes wrong, the caller
+gets a CallResult with the apology text and the error; the failure is logged. Blocking: call it
+off the event loop (a thread, or the Celery `models` queue)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,9 @@ def _limit(model: EvalModel) -> threading.BoundedSemaphore:
 
 
 def _attempt(model: EvalModel, context: dict[str, Any]) -> tuple[str, str | None]:
-    call = {EvalModelKind.HTTP: _call_http, EvalModelKind.OPENAI: _call_openai}.get(model.kind, _call_python)
+    call = {
+        EvalModelKind.HTTP: _call_http, EvalModelKind.OPENAI: _call_openai, EvalModelKind.CHECKPOINT: _call_checkpoint,
+    }.get(model.kind, _call_python)
     future = _executor.submit(call, model, context)
     try:
         raw = future.result(timeout=model.timeout_seconds)
@@ -141,6 +143,12 @@ def _call_openai(model: EvalModel, context: dict[str, Any]) -> Any:
     from collect.modelchat.openai_adapter import openai_call  # the openai client loads only where it is used
 
     return openai_call(model, context)
+
+
+def _call_checkpoint(model: EvalModel, context: dict[str, Any]) -> Any:
+    from collect.modelchat.checkpoints import checkpoint_respond  # torch and transformers load only where used
+
+    return checkpoint_respond(options=model.options, context=context)
 
 
 def _call_python(model: EvalModel, context: dict[str, Any]) -> Any:

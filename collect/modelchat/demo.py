@@ -1,12 +1,14 @@
-"""The demo model-chat campaigns `make run` serves: beside the WoW demo, the three built-in models,
-a human control arm, the WoW demo personas and a few topics marked unseen; beside the DuConv demo,
-its DuConv variant on the demo film graph with the DuConv agent bot and the no-knowledge baseline,
-in English and, on the Chinese graph, in Chinese."""
+"""The demo model-chat campaigns `make run` serves: beside the WoW demo, the three built-in models
+(and SmolLM2, a trained model, when its package is installed: demo_local.py), a human control arm,
+the WoW demo personas and a few topics marked unseen; beside the DuConv demo, its DuConv variant on
+the demo film graph with the DuConv agent bot and the no-knowledge baseline, in English and, on the
+Chinese graph, in Chinese."""
 
 from __future__ import annotations
 
 from collect.demo import PERSONAS
 from collect.modelchat.bots import BUILT_IN, BUILT_IN_DUCONV, builtin_models_ensure
+from collect.modelchat.models import EvalModel
 from collect.models import Campaign, Persona, Protocol
 from retrieval.models import KnowledgeSource
 
@@ -16,7 +18,8 @@ DUCONV_ZH_DEMO_SLUG = "modelchat-duconv-zh-demo"
 UNSEEN = ["Jazz", "Tea", "Mars", "Volcano", "Chess", "Bread", "Basketball", "Dinosaur", "Horse", "Star Wars"]
 
 
-def modelchat_demo_ensure(*, source: KnowledgeSource) -> Campaign:
+def modelchat_demo_ensure(*, source: KnowledgeSource, local_model: EvalModel | None = None) -> Campaign:
+    """`local_model`: a trained model (demo_local.py) evaluated beside the built-in ones."""
     builtin_models_ensure()
     campaign, created = Campaign.objects.get_or_create(
         slug=DEMO_SLUG,
@@ -36,6 +39,10 @@ def modelchat_demo_ensure(*, source: KnowledgeSource) -> Campaign:
     )
     if created:
         Persona.objects.bulk_create(Persona(campaign=campaign, text=t, topics=topics) for t, topics in PERSONAS)
+    models = campaign.protocol_config.get("models", {})
+    if local_model is not None and local_model.name not in models:
+        campaign.protocol_config = {**campaign.protocol_config, "models": {**models, local_model.name: 20}}
+        campaign.save(update_fields=["protocol_config"])
     return campaign
 
 

@@ -16,6 +16,7 @@ class EvalModelKind(models.TextChoices):
     PYTHON = "python", "Python class (dotted path)"
     HTTP = "http", "HTTP endpoint"
     OPENAI = "openai", "OpenAI-compatible endpoint"
+    CHECKPOINT = "checkpoint", "Local checkpoint (transformers)"
 
 
 class EvalModel(models.Model):
@@ -50,6 +51,12 @@ class EvalModel(models.Model):
             from collect.modelchat.openai_options import options_problems
 
             problems = options_problems(base_url=self.endpoint_url, options=self.options)
+            if problems:
+                raise ValidationError({"options": problems})
+        if self.kind == EvalModelKind.CHECKPOINT:
+            from collect.modelchat.checkpoint_options import checkpoint_options_problems
+
+            problems = checkpoint_options_problems(options=self.options)
             if problems:
                 raise ValidationError({"options": problems})
         if not 0 < self.timeout_seconds <= 120:

@@ -1,5 +1,5 @@
 """Scheduling the model's reply from the room socket, never on the event loop: on the Celery
-`models` queue when a broker is configured (the worker posts and broadcasts), else on a thread of
+`models` queue (a local checkpoint's: `local_models`) when a broker is configured (the worker posts and broadcasts), else on a thread of
 this process. The evaluator's message is already acked and broadcast when this starts."""
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from django.db import close_old_connections
 
 from collect.groups import room_group
 from collect.service_errors import SERVICE_ERRORS, one_line
-from collect.modelchat.turns import model_reply_owed, model_turn_after, model_turn_take, room_model_arm
+from collect.modelchat.local_queue import room_model_queue
+from collect.modelchat.protocol import PARTNER
+from collect.modelchat.turns import model_reply_owed, model_turn_after, model_turn_take
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +48,22 @@ def _after(room_id: str, seq: int) -> None:
         close_old_connections()
 
 
-def _enqueue(room_id: str, seq: int) -> None:
+def _enqueue(room_id: str, seq: int, queue: str) -> None:
     from collect.modelchat.tasks import model_turn
 
-    model_turn.apply_async(kwargs={"room_id": room_id, "after_seq": seq})
+    model_turn.apply_async(kwargs={"room_id": room_id, "after_seq": seq}, queue=queue)
 
 
 async def _reply(room_id: str, seq: int) -> None:
     try:
-        if not settings.CELERY_TASK_ALWAYS_EAGER:
-            if await database_sync_to_async(room_model_arm)(room_id=room_id):
-                await sync_to_async(_enqueue, thread_sensitive=False)(room_id, seq)
+        queue = await database_sync_to_async(room_model_queue)(room_id=room_id)
+        if queue is None:
             return
-        # In-process: model_turn_take itself checks that this is a model room.
+        # The evaluator's page shows "partner is typing" until the reply (or an apology) comes.
+        await get_channel_layer().group_send(room_group(room_id), {"type": "room.typing", "role": PARTNER, "after_seq": seq})
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            await sync_to_async(_enqueue, thread_sensitive=False)(room_id, seq, queue)
+            return
         event = await sync_to_async(_take, thread_sensitive=False)(room_id, seq)
         if event is not None:
             await get_channel_layer().group_send(room_group(room_id), event)

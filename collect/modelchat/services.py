@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from collect.lifecycle.presence import MODEL_PLATFORM
 from collect.modelchat.config import config_for
+from collect.modelchat.local_queue import checkpoint_warm_soon
 from collect.modelchat.models import HUMAN_ARM, EvalModel, ModelChat, ModelChatArm, ModelChatOnboarding
 from collect.modelchat.onboarding import answers_check, expected_labels
 from collect.modelchat.protocol import EVALUATOR, MODEL_CHAT, PARTNER
@@ -100,6 +101,7 @@ def modelchat_seat(*, assignment: Assignment) -> Room | None:
         )
         now = timezone.now()
         Assignment.objects.filter(pk=assignment.pk).update(room=room, role=EVALUATOR, connected=False, left_at=now, last_seen=now)
+        checkpoint_warm_soon(model=model)
     return room
 
 

@@ -25,10 +25,6 @@ from retrieval.services import IndexNotBuilt
 log = logging.getLogger(__name__)
 
 
-def room_model_arm(*, room_id: Any) -> bool:
-    return ModelChat.objects.filter(room_id=room_id, arm=ModelChatArm.MODEL).exists()
-
-
 def model_context(*, message: Message) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """What the model gets for its reply to `message` (the evaluator's last utterance): the
     history, the topic and the knowledge a wizard would see now; and that knowledge as shown."""

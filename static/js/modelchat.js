@@ -9,6 +9,10 @@ const $ = (id) => document.getElementById(id);
 const LABEL_FIRST = "Mark your partner's last message first: tick its problems, or “None”.";
 const pending = new Map(); // seq → labels we sent and the state does not show yet
 let labellingAfterEnd = false; // the chat ended with the last message unlabelled
+// A typing notice whose reply never came (a lost process) goes after this long; the page's resync asks again.
+const TYPING_MAX_MS = 150_000;
+let typingAfter = 0; // the seq the partner is answering while the notice shows
+let typingTimer = null;
 
 function problems() {
   return (chat.state && chat.state.problems) || [];
@@ -24,6 +28,29 @@ function lastUnlabelled() {
   const partnerSeqs = Array.from(chat.bySeq.entries()).filter(([, li]) => li.dataset.role === "wizard").map(([seq]) => seq);
   const last = Math.max(0, ...partnerSeqs);
   return last && !labels()[String(last)] ? last : 0;
+}
+
+function typingNotice() {
+  let notice = $("partner-typing");
+  if (!notice) {
+    notice = h("p", { id: "partner-typing", class: "typing-notice muted", "data-testid": "partner-typing", role: "status", text: "Your partner is typing…" });
+    notice.hidden = true;
+    chat.els.messages.after(notice);
+  }
+  return notice;
+}
+
+function showTyping(frame) {
+  if (frame.after_seq < Math.max(0, ...chat.bySeq.keys())) return; // the reply is already here
+  typingAfter = frame.after_seq;
+  typingNotice().hidden = false;
+  clearTimeout(typingTimer);
+  typingTimer = setTimeout(hideTyping, TYPING_MAX_MS);
+}
+
+function hideTyping() {
+  clearTimeout(typingTimer);
+  typingNotice().hidden = true;
 }
 
 function continueButton() {
@@ -114,6 +141,7 @@ function renderQuestions(s) {
 const chat = new ChatRoom({
   roleNames: { wizard: "partner", apprentice: "you" },
   onState(s) {
+    if (s.status !== "chatting") hideTyping();
     if (s.status === "choosing_topic") renderTopics(s);
     if (s.status === "rating") renderQuestions(s);
     syncLabels();
@@ -130,7 +158,9 @@ const chat = new ChatRoom({
   decorateMessage(li, { own }) {
     if (!own) li.querySelector(".message-author").textContent = "Your partner";
   },
+  frames: { typing: showTyping },
   onMessage(frame, li, { own, fresh }) {
+    if (!own && frame.seq > typingAfter) hideTyping();
     if (!own && fresh && problems().length) li.append(labelBox(frame.seq));
     syncLabels();
   },

@@ -7,6 +7,7 @@ from collect.demo import demo_campaign_ensure
 from collect.demo_jobs import demo_jobs_ensure
 from collect.duconv.demo import duconv_demo_ensure, duconv_zh_demo_ensure
 from collect.modelchat.demo import modelchat_demo_ensure, modelchat_duconv_demo_ensure
+from collect.modelchat.demo_local import smollm2_ensure
 from retrieval.models import KnowledgeSource
 
 DEMO_SOURCE = "wiki-demo"
@@ -23,7 +24,10 @@ class Command(BaseCommand):
         if not (settings.INDEX_DIR / DEMO_SOURCE / "meta.json").exists():
             call_command("build_index", source=DEMO_SOURCE)
         campaign = demo_campaign_ensure(source=source)
-        modelchat_demo_ensure(source=source)
+        local_model = smollm2_ensure(say=self.stdout.write)
+        modelchat = modelchat_demo_ensure(source=source, local_model=local_model)
+        job, added = pairwise_demo_ensure(campaign=modelchat)
+        self.stdout.write(f"pairwise demo job '{job.slug}': {added} pair(s) added from completed model chats, {job.items.count()} in all")
         self.stdout.write(f"demo ready: {source.articles.count()} articles in '{source.slug}', campaign '{campaign.slug}'")
         duconv = duconv_demo_ensure()
         self.stdout.write(f"DuConv demo ready: {duconv.knowledge_source.triples.count()} triples, campaign '{duconv.slug}'")

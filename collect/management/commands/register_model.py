@@ -1,5 +1,6 @@
 """`manage.py register_model NAME (--python DOTTED.PATH | --url URL | --openai BASE_URL --model MODEL
-[--api-key-env VAR --temperature T --max-tokens N --no-check]) [--timeout S --retries N
+[--api-key-env VAR --temperature T --max-tokens N --no-check] | --transformers PATH_OR_GGUF
+[checkpoint_register.py's options]) [--timeout S --retries N
 --concurrency N --options JSON]`: register (or update) a model for human evaluation.
 `register_model --builtins` registers the built-in bots."""
 
@@ -13,6 +14,13 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collect.modelchat.bots import builtin_models_ensure
+from collect.modelchat.checkpoint_register import (
+    CHECKPOINT_CONCURRENCY,
+    CHECKPOINT_RETRIES,
+    CHECKPOINT_TIMEOUT_S,
+    checkpoint_arguments,
+    checkpoint_options_from,
+)
 from collect.modelchat.models import EvalModel, EvalModelKind
 
 OPENAI_ONLY = ("model", "api_key_env", "temperature", "max_tokens")
@@ -30,13 +38,14 @@ class Command(BaseCommand):
         kind.add_argument("--builtins", action="store_true", help="register the built-in bots")
         parser.add_argument("--model", help="with --openai: the served model's name")
         parser.add_argument("--api-key-env", metavar="VAR", help="with --openai: the environment variable holding the API key")
-        parser.add_argument("--temperature", type=float, help="with --openai: sampling temperature, 0 to 2")
+        parser.add_argument("--temperature", type=float, help="with --openai or --transformers: sampling temperature")
         parser.add_argument("--max-tokens", type=int, help="with --openai: the longest reply, in tokens")
         parser.add_argument("--no-check", action="store_true", help="with --openai: do not ask the server now")
+        checkpoint_arguments(parser=parser, kind=kind)
         parser.add_argument("--description", default="")
-        parser.add_argument("--timeout", type=float, default=10.0, help="seconds per attempt")
-        parser.add_argument("--retries", type=int, default=1)
-        parser.add_argument("--concurrency", type=int, default=4, help="calls at once per server process")
+        parser.add_argument("--timeout", type=float, help=f"seconds per attempt (10; {CHECKPOINT_TIMEOUT_S:g} with --transformers)")
+        parser.add_argument("--retries", type=int, help=f"further attempts after a failure (1; {CHECKPOINT_RETRIES} with --transformers)")
+        parser.add_argument("--concurrency", type=int, help=f"calls at once per server process (4; {CHECKPOINT_CONCURRENCY} with --transformers)")
         parser.add_argument("--options", default="{}", help="JSON object of keyword arguments for the Python class")
         parser.add_argument("--inactive", action="store_true")
 
@@ -45,20 +54,30 @@ class Command(BaseCommand):
             names = [m.name for m in builtin_models_ensure()]
             self.stdout.write(f"built-in models registered: {', '.join(names)}")
             return
-        if not opts["name"] or not (opts["python"] or opts["url"] or opts["openai"]):
-            raise CommandError("give NAME and one of --python DOTTED.PATH, --url URL or --openai BASE_URL --model MODEL (or --builtins)")
+        if not opts["name"] or not (opts["python"] or opts["url"] or opts["openai"] or opts["transformers"]):
+            raise CommandError(
+                "give NAME and one of --python DOTTED.PATH, --url URL, --openai BASE_URL --model MODEL "
+                "or --transformers PATH_OR_GGUF (or --builtins)"
+            )
         try:
             options = json.loads(opts["options"])
         except ValueError as error:
             raise CommandError(f"--options is not valid JSON: {error}") from error
+        local = bool(opts["transformers"])
+        opts["timeout"] = opts["timeout"] if opts["timeout"] is not None else CHECKPOINT_TIMEOUT_S if local else 10.0
+        opts["retries"] = opts["retries"] if opts["retries"] is not None else CHECKPOINT_RETRIES if local else 1
+        opts["concurrency"] = opts["concurrency"] if opts["concurrency"] is not None else CHECKPOINT_CONCURRENCY if local else 4
         if opts["openai"]:
             options = self._openai_options(options, opts)
-        elif any(opts[key] is not None for key in OPENAI_ONLY) or opts["no_check"]:
-            raise CommandError("--model, --api-key-env, --temperature, --max-tokens and --no-check go with --openai")
+        elif any(opts[key] is not None for key in OPENAI_ONLY if not (local and key == "temperature")) or opts["no_check"]:
+            raise CommandError("--model, --api-key-env, --max-tokens and --no-check go with --openai (--temperature with --openai or --transformers)")
+        if local:
+            options = checkpoint_options_from(opts=opts, options=options, stdout=self.stdout)
         if opts["retries"] < 0 or opts["concurrency"] < 1:
             raise CommandError("--retries must be at least 0 and --concurrency at least 1")
         model = EvalModel.objects.filter(name=opts["name"]).first() or EvalModel(name=opts["name"])
-        model.kind = EvalModelKind.PYTHON if opts["python"] else EvalModelKind.OPENAI if opts["openai"] else EvalModelKind.HTTP
+        kinds = {"python": EvalModelKind.PYTHON, "openai": EvalModelKind.OPENAI, "transformers": EvalModelKind.CHECKPOINT}
+        model.kind = next((kind for flag, kind in kinds.items() if opts[flag]), EvalModelKind.HTTP)
         model.dotted_path = opts["python"] or ""
         model.endpoint_url = opts["url"] or opts["openai"] or ""
         model.description = opts["description"]

@@ -1,0 +1,141 @@
+"""Running a local checkpoint (EvalModelKind.CHECKPOINT) with `transformers`: loaded once per
+process (kept by path, modification time, device and dtype, so a checkpoint rewritten in place
+loads again, and its older copy is let go), on the GPU when there is one and the model's device is "auto". The call itself is
+blocking: calls.py runs it on its thread pool, in the Celery `local_models` worker or, without a
+broker, in the chat process."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from collect.modelchat.checkpoint_files import checkpoint_locate
+from collect.modelchat.checkpoint_options import DEFAULT_KNOWLEDGE_LIMIT, generation_settings
+from collect.modelchat.local_prompts import knowledge_used, messages_build
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Loaded:
+    model: Any
+    tokenizer: Any
+    device: str
+    seconds: float  # how long the load took
+    lock: threading.Lock  # one generation at a time per loaded copy
+
+
+_loaded: dict[tuple[str, float, str, str], Loaded] = {}
+_loading: dict[tuple[str, float, str, str], threading.Lock] = {}
+_guard = threading.Lock()
+
+
+def _fresh_after_fork() -> None:
+    global _guard
+    _guard = threading.Lock()
+    _loading.clear()
+
+
+os.register_at_fork(after_in_child=_fresh_after_fork)
+
+
+def checkpoint_device(*, requested: str = "auto") -> str:
+    import torch
+
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return requested
+
+
+def _key(options: dict[str, Any]) -> tuple[str, float, str, str]:
+    checkpoint_locate(path=options["path"])  # a clear error when the checkpoint has gone since registration
+    path = os.path.realpath(os.path.expanduser(options["path"]))
+    device = checkpoint_device(requested=options.get("device", "auto"))
+    return path, _modified(path), device, str(options.get("dtype", "auto"))
+
+
+def _modified(path: str) -> float:
+    """A file's modification time; for a directory, its newest file's (weights rewritten in place)."""
+    if not os.path.isdir(path):
+        return os.path.getmtime(path)
+    with os.scandir(path) as entries:
+        return max([os.path.getmtime(path), *(entry.stat().st_mtime for entry in entries if entry.is_file())])
+
+
+def checkpoint_load(*, options: dict[str, Any]) -> Loaded:
+    """The model and tokenizer for these options, loaded on the first call in this process; other
+    threads asking meanwhile wait for that one load."""
+    key = _key(options)
+    if key in _loaded:
+        return _loaded[key]
+    with _guard:
+        lock = _loading.setdefault(key, threading.Lock())
+    with lock:
+        if key not in _loaded:
+            _loaded[key] = _load(options, key[2])
+            # A checkpoint rewritten in place: its older copy is let go.
+            for stale in [k for k in _loaded if k[0] == key[0] and k[1] != key[1]]:
+                _loaded.pop(stale, None)
+    return _loaded[key]
+
+
+def _load(options: dict[str, Any], device: str) -> Loaded:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    started = time.perf_counter()
+    if device == "cpu" and options.get("cpu_threads"):
+        # For the whole process: on a CPU shared with other work, one thread generates several
+        # times faster than torch's default of one per core (its threads wait on each other).
+        torch.set_num_threads(options["cpu_threads"])
+    files = checkpoint_locate(path=options["path"])
+    kwargs = {"local_files_only": True, **files.pretrained_kwargs()}
+    dtype = options.get("dtype", "auto")
+    if dtype == "auto":
+        # A GGUF file dequantizes to float32; half precision is the GPU's, float32 the CPU's.
+        dtype = torch.bfloat16 if device == "cuda" else torch.float32
+    tokenizer = AutoTokenizer.from_pretrained(files.directory, **kwargs)
+    model = AutoModelForCausalLM.from_pretrained(files.directory, dtype=dtype, **kwargs).to(device)
+    model.eval()
+    seconds = time.perf_counter() - started
+    log.info("loaded checkpoint %s on %s in %.1f s", options["path"], device, seconds)
+    return Loaded(model, tokenizer, device, seconds, threading.Lock())
+
+
+def checkpoint_respond(*, options: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
+    """The model's reply to `context` (calls.py's contract): {"text", "knowledge_used"}."""
+    import torch
+
+    loaded = checkpoint_load(options=options)
+    limit = options.get("knowledge_limit", DEFAULT_KNOWLEDGE_LIMIT)
+    messages, given = messages_build(context=context, options=options, knowledge_limit=limit)
+    inputs = loaded.tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt", return_dict=True)
+    inputs = {name: tensor.to(loaded.device) for name, tensor in inputs.items()}
+    settings = generation_settings(options)
+    pad = loaded.tokenizer.pad_token_id if loaded.tokenizer.pad_token_id is not None else loaded.tokenizer.eos_token_id
+    with loaded.lock, torch.inference_mode():
+        output = loaded.model.generate(**inputs, **settings, pad_token_id=pad)
+    new_tokens = output[0, inputs["input_ids"].shape[1] :]
+    text = loaded.tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
+    if len(new_tokens) >= settings["max_new_tokens"]:
+        text = _whole_sentences(text)
+    return {"text": text, "knowledge_used": knowledge_used(text, given=given, context=context)}
+
+
+def _whole_sentences(text: str) -> str:
+    """A reply cut at max_new_tokens, up to its last whole sentence (when it has one)."""
+    end = max(text.rfind(mark) for mark in (". ", "! ", "? ", ".\n", "!\n", "?\n"))
+    return text[: end + 1] if end > 0 else text
+
+
+def checkpoint_warm(*, options: dict[str, Any]) -> None:
+    """Load the checkpoint now (before the room's first turn needs it); failures are only logged:
+    the turn will fail on them again, into the room's apology path."""
+    try:
+        checkpoint_load(options=options)
+    except Exception:  # noqa: BLE001
+        log.exception("could not load checkpoint %s", options.get("path"))

@@ -1,0 +1,52 @@
+"""A checkpoint directory end to end without a trained model: registered after its files are
+checked, loaded once per process and again when rewritten, answering calls.py's contract."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from collect.modelchat import checkpoints
+from collect.modelchat.calls import model_respond
+from collect.modelchat.models import EvalModel
+from tests.modelchat.tiny_checkpoint import tiny_checkpoint
+
+CONTEXT = {"history": ["how many strings has the guitar"], "topic": "Guitar",
+           "knowledge": [{"title": "Guitar", "sentences": ["the guitar has six strings"]}]}
+
+
+@pytest.mark.django_db
+def test_a_checkpoint_directory_registers_and_answers(tmp_path: Path) -> None:
+    tiny_checkpoint(tmp_path)
+    call_command("register_model", "tiny-lm", "--transformers", str(tmp_path), "--device", "cpu", "--max-new-tokens", "4")
+    model = EvalModel.objects.get(name="tiny-lm")
+    result = model_respond(model=model, context=CONTEXT)
+    assert result.error == "" and result.text.strip() and result.attempts == 1
+    assert all(word in tiny_words() for word in result.text.split())  # words of its own vocabulary
+
+
+def test_a_checkpoint_loads_once_and_again_when_rewritten(tmp_path: Path) -> None:
+    tiny_checkpoint(tmp_path)
+    options = {"path": str(tmp_path), "device": "cpu"}
+    first = checkpoints.checkpoint_load(options=options)
+    assert checkpoints.checkpoint_load(options=options) is first
+    later = os.path.getmtime(tmp_path / "model.safetensors") + 10
+    os.utime(tmp_path / "model.safetensors", (later, later))  # the weights rewritten in place
+    again = checkpoints.checkpoint_load(options=options)
+    assert again is not first and again.device == "cpu"
+    assert [k for k in checkpoints._loaded if k[0] == os.path.realpath(tmp_path)] == [(os.path.realpath(tmp_path), later, "cpu", "auto")]
+
+
+def tiny_words() -> set[str]:
+    from tests.modelchat.tiny_checkpoint import WORDS
+
+    return set(WORDS)
+
+
+def test_a_reply_cut_at_the_token_limit_keeps_its_whole_sentences() -> None:
+    cut = "Tea originated in Southwest China. It was a medicinal drink! However, the exact origin is still unknown, and the"
+    assert checkpoints._whole_sentences(cut) == "Tea originated in Southwest China. It was a medicinal drink!"
+    assert checkpoints._whole_sentences("The guitar has six strings and") == "The guitar has six strings and"
