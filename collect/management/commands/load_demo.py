@@ -2,6 +2,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from annotate.demo import pairwise_demo_ensure
 from collect.curiosity.demo import curiosity_demo_ensure
 from collect.demo import demo_campaign_ensure
 from collect.demo_jobs import demo_jobs_ensure
