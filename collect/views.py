@@ -7,6 +7,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from collect.curiosity.analysis import like_rates_by_source
 from collect.models import Assignment, AssignmentStatus, Campaign, Protocol, RoomStatus
@@ -14,6 +15,7 @@ from collect.entry_views import finish_page
 from collect.framing import by_assignment, by_room, mturk_task_page, prolific_completion_page
 from collect.lifecycle.identity import ID_PATTERN  # noqa: F401  (annotate.identity checks ids with it)
 from collect.lifecycle.onboarding import onboarding_needed
+from groundwork.languages import language_page
 
 ROOM_TEMPLATES = {
     Protocol.CURIOSITY: "collect/curiosity_room.html",
@@ -39,12 +41,13 @@ def _own_assignment(request: HttpRequest, **filters: object) -> Assignment | Non
     return Assignment.objects.select_related("campaign", "room", "worker").filter(worker_id=worker_id, **filters).first()
 
 
+@language_page(by_assignment)
 @mturk_task_page(by_assignment)
 @prolific_completion_page(by_assignment)  # "Leave" after the wait has ended leads to the finish page
 def wait(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own_assignment(request, pk=assignment_id)
     if assignment is None:
-        return _error(request, 403, "Not your page", "This waiting room belongs to another worker. Use your own link.")
+        return _error(request, 403, _("Not your page"), _("This waiting room belongs to another worker. Use your own link."))
     if assignment.status == AssignmentStatus.PAIRED:
         return redirect("collect:room", assignment.room_id)
     if assignment.outcome:
@@ -63,11 +66,12 @@ def wait(request: HttpRequest, assignment_id: int) -> HttpResponse:
     )
 
 
+@language_page(by_room)
 @mturk_task_page(by_room)
 def room(request: HttpRequest, room_id: str) -> HttpResponse:
     assignment = _own_assignment(request, room_id=room_id)
     if assignment is None:
-        return _error(request, 403, "Not your chat", "This chat belongs to other workers. Use your own link.")
+        return _error(request, 403, _("Not your chat"), _("This chat belongs to other workers. Use your own link."))
     if assignment.room.status in (RoomStatus.COMPLETE, RoomStatus.INCOMPLETE):
         return redirect("collect:done", room_id)
     template = ROOM_TEMPLATES.get(assignment.campaign.protocol, "collect/room.html")
@@ -89,11 +93,12 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
     )
 
 
+@language_page(by_room)
 @mturk_task_page(by_room)
 def done(request: HttpRequest, room_id: str) -> HttpResponse:
     assignment = _own_assignment(request, room_id=room_id)
     if assignment is None:
-        return _error(request, 403, "Not your chat", "This chat belongs to other workers.")
+        return _error(request, 403, _("Not your chat"), _("This chat belongs to other workers."))
     if assignment.room.status not in ENDED:
         return redirect("collect:room", room_id)
     return finish_page(request, assignment)
