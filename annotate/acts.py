@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from django.utils.translation import gettext, gettext_noop as _noop
+from django.utils.translation import gettext, gettext_noop
 
 from annotate.models import DIALOG_ACTS
 
@@ -19,42 +19,42 @@ class ActGuide(NamedTuple):
 
 
 _GUIDE: dict[str, tuple[str, str]] = {
-    "request_topic": (_noop("A request primarily about the topic."), _noop("Hi! What can you tell me about Puerto Rico?")),
-    "request_aspect": (_noop("A request primarily about an aspect."), _noop("What do you know about its history?")),
-    "request_followup": (_noop("A request about a concept already mentioned."), _noop("Who were the Taíno people you mentioned?")),
-    "request_other": (_noop("A request about a concept not mentioned yet."), _noop("Is there anything to know about its music?")),
-    "inform_response": (_noop("Directly answers a request for information."), _noop("The Taíno were the island's indigenous people.")),
-    "inform_related": (_noop("Not a direct answer, but related information."), _noop("I can't find that, but the island was a Spanish colony.")),
-    "inform_unrelated": (_noop("Neither answers the request nor relates to it."), _noop("Politics can be so tiring!")),
-    "feedback_positive": (_noop("Gives positive feedback."), _noop("That's really interesting!")),
-    "feedback_negative": (_noop("Gives negative feedback."), _noop("Hmm, that's a bit boring.")),
-    "feedback_ask": (_noop("Asks for feedback."), _noop("Did you find that interesting?")),
-    "offer_topic": (_noop("Offers to discuss the topic."), _noop("Would you like to learn about Puerto Rico?")),
-    "offer_aspect": (_noop("Offers to discuss an aspect."), _noop("Shall I tell you more about its economy?")),
-    "offer_followup": (_noop("Offers to discuss a concept already mentioned."), _noop("I could tell you more about the Taíno.")),
-    "offer_other": (_noop("Offers to discuss a concept not mentioned yet."), _noop("How about I tell you about its exports?")),
-    "offer_accept": (_noop("Accepts an offer of information."), _noop("Yes, I'd love to hear about its history.")),
-    "offer_decline": (_noop("Declines an offer of information."), _noop("No thanks, I'm not interested in that.")),
+    "request_topic": (gettext_noop("A request primarily about the topic."), gettext_noop("Hi! What can you tell me about Puerto Rico?")),
+    "request_aspect": (gettext_noop("A request primarily about an aspect."), gettext_noop("What do you know about its history?")),
+    "request_followup": (gettext_noop("A request about a concept already mentioned."), gettext_noop("Who were the Taíno people you mentioned?")),
+    "request_other": (gettext_noop("A request about a concept not mentioned yet."), gettext_noop("Is there anything to know about its music?")),
+    "inform_response": (gettext_noop("Directly answers a request for information."), gettext_noop("The Taíno were the island's indigenous people.")),
+    "inform_related": (gettext_noop("Not a direct answer, but related information."), gettext_noop("I can't find that, but the island was a Spanish colony.")),
+    "inform_unrelated": (gettext_noop("Neither answers the request nor relates to it."), gettext_noop("Politics can be so tiring!")),
+    "feedback_positive": (gettext_noop("Gives positive feedback."), gettext_noop("That's really interesting!")),
+    "feedback_negative": (gettext_noop("Gives negative feedback."), gettext_noop("Hmm, that's a bit boring.")),
+    "feedback_ask": (gettext_noop("Asks for feedback."), gettext_noop("Did you find that interesting?")),
+    "offer_topic": (gettext_noop("Offers to discuss the topic."), gettext_noop("Would you like to learn about Puerto Rico?")),
+    "offer_aspect": (gettext_noop("Offers to discuss an aspect."), gettext_noop("Shall I tell you more about its economy?")),
+    "offer_followup": (gettext_noop("Offers to discuss a concept already mentioned."), gettext_noop("I could tell you more about the Taíno.")),
+    "offer_other": (gettext_noop("Offers to discuss a concept not mentioned yet."), gettext_noop("How about I tell you about its exports?")),
+    "offer_accept": (gettext_noop("Accepts an offer of information."), gettext_noop("Yes, I'd love to hear about its history.")),
+    "offer_decline": (gettext_noop("Declines an offer of information."), gettext_noop("No thanks, I'm not interested in that.")),
 }
 
 # The acts' names as the screen shows them (the act ids stay in English everywhere else).
 _LABELS = {
-    "request_topic": _noop("request topic"),
-    "request_aspect": _noop("request aspect"),
-    "request_followup": _noop("request followup"),
-    "request_other": _noop("request other"),
-    "inform_response": _noop("inform response"),
-    "inform_related": _noop("inform related"),
-    "inform_unrelated": _noop("inform unrelated"),
-    "feedback_positive": _noop("feedback positive"),
-    "feedback_negative": _noop("feedback negative"),
-    "feedback_ask": _noop("feedback ask"),
-    "offer_topic": _noop("offer topic"),
-    "offer_aspect": _noop("offer aspect"),
-    "offer_followup": _noop("offer followup"),
-    "offer_other": _noop("offer other"),
-    "offer_accept": _noop("offer accept"),
-    "offer_decline": _noop("offer decline"),
+    "request_topic": gettext_noop("request topic"),
+    "request_aspect": gettext_noop("request aspect"),
+    "request_followup": gettext_noop("request followup"),
+    "request_other": gettext_noop("request other"),
+    "inform_response": gettext_noop("inform response"),
+    "inform_related": gettext_noop("inform related"),
+    "inform_unrelated": gettext_noop("inform unrelated"),
+    "feedback_positive": gettext_noop("feedback positive"),
+    "feedback_negative": gettext_noop("feedback negative"),
+    "feedback_ask": gettext_noop("feedback ask"),
+    "offer_topic": gettext_noop("offer topic"),
+    "offer_aspect": gettext_noop("offer aspect"),
+    "offer_followup": gettext_noop("offer followup"),
+    "offer_other": gettext_noop("offer other"),
+    "offer_accept": gettext_noop("offer accept"),
+    "offer_decline": gettext_noop("offer decline"),
 }
 
 ACT_GUIDE: tuple[ActGuide, ...] = tuple(ActGuide(act, _LABELS[act], *_GUIDE[act]) for act in DIALOG_ACTS)

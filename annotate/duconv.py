@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from django.utils.translation import gettext, gettext_noop as _noop
+from django.utils.translation import gettext, gettext_noop
 
 from annotate.services import AnnotationError
 from collect.duconv.completion import goal_completion
@@ -19,15 +19,15 @@ from collect.models import DuConvSession, Room
 SCALES = {"coherence": 3, "goal_completion": 2}  # name → highest score (lowest is 0)
 RUBRIC = {
     "coherence": {
-        3: _noop("No response is irrelevant or contradicts what was said before."),
-        2: _noop("One response is irrelevant or contradictory."),
-        1: _noop("Two responses are irrelevant or contradictory."),
-        0: _noop("More than two responses are irrelevant or contradictory."),
+        3: gettext_noop("No response is irrelevant or contradicts what was said before."),
+        2: gettext_noop("One response is irrelevant or contradictory."),
+        1: gettext_noop("Two responses are irrelevant or contradictory."),
+        0: gettext_noop("More than two responses are irrelevant or contradictory."),
     },
     "goal_completion": {
-        2: _noop("Both topics come up in the goal's order (A, then B), and at least 2 distinct knowledge triples are used."),
-        1: _noop("Both topics come up in order, but fewer than 2 distinct triples are used."),
-        0: _noop("The topics do not both come up in the goal's order."),
+        2: gettext_noop("Both topics come up in the goal's order (A, then B), and at least 2 distinct knowledge triples are used."),
+        1: gettext_noop("Both topics come up in order, but fewer than 2 distinct triples are used."),
+        0: gettext_noop("The topics do not both come up in the goal's order."),
     },
 }
 

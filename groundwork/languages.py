@@ -32,14 +32,32 @@ def languages_available() -> list[str]:
     return [SOURCE_LANGUAGE, *catalog_languages()]
 
 
+# A catalog whose header carries this field is a stub (a few strings, e.g. to check a right-to-left
+# layout): pages can be shown in it, but a campaign or job cannot be set to it in the admin, and the
+# catalog check does not ask it to be complete.
+STUB_FIELD = "X-Groundwork-Stub:"
+
+
+def catalog_is_stub(language: str, locale_dir: Path = LOCALE_DIR) -> bool:
+    po = locale_dir / translation.to_locale(language) / "LC_MESSAGES" / "django.po"
+    return po.is_file() and STUB_FIELD in po.read_text(encoding="utf-8").split("\n\n", 1)[0]
+
+
+def languages_complete() -> list[str]:
+    """The languages a campaign or job may choose: English and every catalog that is not a stub."""
+    return [language for language in languages_available() if not catalog_is_stub(language)]
+
+
 def language_validate(value: str) -> None:
-    """A campaign's or job's language must have a catalog (or be English)."""
-    if value not in languages_available():
-        raise ValidationError(
-            "“%(value)s” has no translation catalog; available: %(available)s (add locale/<language>/LC_MESSAGES/django.po to add one).",
-            params={"value": value, "available": ", ".join(languages_available())},
-            code="no_catalog",
-        )
+    """A campaign's or job's language must have a complete catalog (or be English)."""
+    if value in languages_complete():
+        return
+    problem = "is only a stub catalog" if value in languages_available() else "has no translation catalog"
+    raise ValidationError(
+        "“%(value)s” %(problem)s; available: %(available)s (add locale/<language>/LC_MESSAGES/django.po to add one, docs/languages.md).",
+        params={"value": value, "problem": problem, "available": ", ".join(languages_complete())},
+        code="no_catalog",
+    )
 
 
 class HasLanguage(Protocol):

@@ -5,6 +5,7 @@
 
 import { h, setNotice } from "./dom.js";
 import { annotationScreen, showDone, showError, showProgress, typing } from "./annotate-common.js";
+import { format, gettext } from "./i18n.js";
 
 const { root, client, screens } = annotationScreen();
 const list = document.getElementById("act-messages");
@@ -92,7 +93,7 @@ function render(next) {
 
 async function load() {
   const { ok, data } = await client.next();
-  if (!ok) return showError(error, data.detail || "Could not load the next dialogue.");
+  if (!ok) return showError(error, data.detail || gettext("Could not load the next dialogue."));
   showProgress(progress, data.progress);
   if (data.item) render(data.item);
   else showDone(screens, data.status, data.finish_url);
@@ -105,8 +106,14 @@ function unlabeledWarning() {
   if (!unlabeled.length || warnedFor === key) return false;
   warnedFor = key;
   const numbers = unlabeled.map((i) => i + 1);
-  const which = numbers.length === 1 ? `Message ${numbers[0]} has` : `Messages ${numbers.slice(0, -1).join(", ")} and ${numbers.at(-1)} have`;
-  showError(answerError, `${which} no act yet. Label ${numbers.length === 1 ? "it" : "them"}, or submit again to send ${numbers.length === 1 ? "it" : "them"} without acts.`);
+  const text =
+    numbers.length === 1
+      ? format(gettext("Message %(number)s has no act yet. Label it, or submit again to send it without acts."), { number: numbers[0] })
+      : format(gettext("Messages %(numbers)s and %(last)s have no act yet. Label them, or submit again to send them without acts."), {
+          numbers: numbers.slice(0, -1).join(gettext(", ")),
+          last: numbers.at(-1),
+        });
+  showError(answerError, text);
   select(unlabeled[0]);
   return true;
 }
@@ -121,7 +128,7 @@ async function send(extra) {
   const { ok, data } = await client.answer(item.id, body);
   busy = false;
   submit.disabled = false;
-  if (!ok) return showError(extra.report_reason ? reportError : answerError, data.detail || "The answer was not accepted.");
+  if (!ok) return showError(extra.report_reason ? reportError : answerError, data.detail || gettext("The answer was not accepted."));
   screens.item.hidden = true;
   screens.loading.hidden = false;
   await load();
@@ -144,7 +151,7 @@ reportReason.addEventListener("input", () => setNotice(reportError, ""));
 reportForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const reason = reportReason.value.trim();
-  if (!reason) return showError(reportError, "Say briefly what is wrong with this dialogue.");
+  if (!reason) return showError(reportError, gettext("Say briefly what is wrong with this dialogue."));
   reportReason.value = "";
   send({ report_reason: reason });
 });

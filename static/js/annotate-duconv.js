@@ -4,6 +4,7 @@
 
 import { h, setNotice } from "./dom.js";
 import { annotationScreen, showDone, showError, showProgress } from "./annotate-common.js";
+import { gettext } from "./i18n.js";
 
 const { root, client, screens } = annotationScreen();
 const error = document.getElementById("error");
@@ -38,7 +39,7 @@ function render(next) {
 
 async function load() {
   const { ok, data } = await client.next();
-  if (!ok) return showError(error, data.detail || "Could not load the next dialogue.");
+  if (!ok) return showError(error, data.detail || gettext("Could not load the next dialogue."));
   showProgress(progress, data.progress);
   if (data.item) render(data.item);
   else showDone(screens, data.status, data.finish_url);
@@ -50,12 +51,12 @@ form.addEventListener("submit", async (event) => {
   const picked = (name) => form.querySelector(`input[name="${name}"]:checked`);
   const coherence = picked("coherence");
   const goal = picked("goal_completion");
-  if (!coherence || !goal) return showError(error, "Choose a score on both scales.");
+  if (!coherence || !goal) return showError(error, gettext("Choose a score on both scales."));
   submit.disabled = true;
   const scores = { coherence: Number(coherence.value), goal_completion: Number(goal.value) };
   const { ok, data } = await client.answer(item.id, { scores, time_spent_ms: Math.round(performance.now() - shownAt) });
   submit.disabled = false;
-  if (!ok) return showError(error, data.detail || "The answer was not accepted.");
+  if (!ok) return showError(error, data.detail || gettext("The answer was not accepted."));
   screens.item.hidden = true;
   screens.loading.hidden = false;
   await load();

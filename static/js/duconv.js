@@ -4,6 +4,7 @@
 
 import { ChatRoom, pickedRating } from "./chat.js";
 import { h } from "./dom.js";
+import { factsUsed, gettext } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("room");
@@ -23,7 +24,7 @@ function showGoal(frame) {
   if (!isAgent) return;
   const [, a, b] = frame.path;
   els.path.replaceChildren(
-    h("li", { class: "goal-step", text: "START" }),
+    h("li", { class: "goal-step", text: gettext("START") }),
     h("li", { class: "goal-step", "data-testid": "topic-a", dataset: { topic: "a" }, text: `A: ${a}` }),
     h("li", { class: "goal-step", "data-testid": "topic-b", dataset: { topic: "b" }, text: `B: ${b}` }),
   );
@@ -34,7 +35,7 @@ function showGoal(frame) {
         h("h3", { text: group.entity }),
         h("ol", { class: "facts" },
           ...group.triples.map((t) => {
-            const button = h("button", { type: "button", class: "button use-button", "data-testid": "use-button", "aria-pressed": "false" }, "Use");
+            const button = h("button", { type: "button", class: "button use-button", "data-testid": "use-button", "aria-pressed": "false" }, gettext("Use"));
             const item = h("li", { class: "fact triple", "data-testid": "triple", dataset: { id: String(t.id) } },
               h("p", { class: "fact-text" }, h("strong", { text: t.property }), ` ${t.value}`), button);
             button.addEventListener("click", () => toggle(t.id, item));
@@ -50,7 +51,7 @@ function mark(item, on) {
   item.classList.toggle("fact-used", on);
   const button = item.querySelector(".use-button");
   button.setAttribute("aria-pressed", String(on));
-  button.textContent = on ? "Used ✓" : "Use";
+  button.textContent = on ? gettext("Used ✓") : gettext("Use");
 }
 
 function toggle(id, item) {
@@ -68,7 +69,7 @@ function showMentioned() {
 }
 
 const chat = new ChatRoom({
-  roleNames: { agent: "Agent", user: "User" },
+  roleNames: { agent: gettext("Agent"), user: gettext("User") },
   frames: { goal: showGoal },
   onState(state) {
     if (state.mentioned) {
@@ -79,13 +80,13 @@ const chat = new ChatRoom({
   messageNote(frame) {
     if (!isAgent || !Array.isArray(frame.knowledge_used)) return null;
     const n = frame.knowledge_used.length;
-    return n === 0 ? "No fact used" : n === 1 ? "1 fact used" : `${n} facts used`;
+    return factsUsed(n);
   },
   prepareSend(frame) {
     if (!isAgent) return {};
     frame.knowledge_used = Array.from(used).sort((x, y) => x - y);
     const n = frame.knowledge_used.length;
-    return { note: n === 0 ? "No fact used" : n === 1 ? "1 fact used" : `${n} facts used` };
+    return { note: factsUsed(n) };
   },
   afterSend() {
     used.clear();
@@ -94,7 +95,7 @@ const chat = new ChatRoom({
   },
   ratingFrame(form) {
     const rating = pickedRating(form, "rating");
-    return rating === null ? "Please choose a number from 1 to 5." : { type: "rate", rating };
+    return rating === null ? gettext("Please choose a number from 1 to 5.") : { type: "rate", rating };
   },
 });
 

@@ -4,9 +4,10 @@
 
 import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
+import { format, gettext } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
-const LABEL_FIRST = "Mark your partner's last message first: tick its problems, or “None”.";
+const LABEL_FIRST = gettext("Mark your partner's last message first: tick its problems, or “None”.");
 const pending = new Map(); // seq → labels we sent and the state does not show yet
 let labellingAfterEnd = false; // the chat ended with the last message unlabelled
 
@@ -30,7 +31,7 @@ function continueButton() {
   let button = $("continue-button");
   if (!button) {
     button = h("button", { type: "button", id: "continue-button", class: "button button-primary", "data-testid": "continue-button",
-      text: "Go to the final questions", on: { click: () => {
+      text: gettext("Go to the final questions"), on: { click: () => {
         labellingAfterEnd = false;
         button.hidden = true;
         setNotice(chat.els.composerError, "");
@@ -49,7 +50,7 @@ function renderTopics(s) {
     ...s.persona.topics.map((topic) =>
       h("button", {
         type: "button", class: "button topic-option", "data-testid": "topic-option", dataset: { topic }, text: topic,
-        on: { click: () => setNotice($("topic-error"), chat.sendAction({ type: "choose_topic", topic }) ? "" : "Reconnecting — your choice will be sent.") },
+        on: { click: () => setNotice($("topic-error"), chat.sendAction({ type: "choose_topic", topic }) ? "" : gettext("Reconnecting — your choice will be sent.")) },
       }),
     ),
   );
@@ -57,8 +58,8 @@ function renderTopics(s) {
 
 function labelBox(seq) {
   const box = h("fieldset", { class: "problem-labels", "data-testid": "problem-labels" },
-    h("legend", { class: "visually-hidden", text: "Problems in this message" }));
-  for (const { key, text } of [...problems(), { key: "none", text: "None" }]) {
+    h("legend", { class: "visually-hidden", text: gettext("Problems in this message") }));
+  for (const { key, text } of [...problems(), { key: "none", text: gettext("None") }]) {
     const input = h("input", { type: "checkbox", value: key, "data-testid": `label-${key}` });
     input.addEventListener("change", () => onLabel(box, seq, input));
     box.append(h("label", {}, input, ` ${text}`));
@@ -119,13 +120,13 @@ const chat = new ChatRoom({
       // The chat ended (End chat, or the turn limit) before the last message was labelled: label
       // it on the chat screen, then go on to the questions.
       chat._showScreen("chatting");
-      setNotice(chat.els.composerError, "The chat has ended. Label your partner's last message, then answer the final questions.");
+      setNotice(chat.els.composerError, gettext("The chat has ended. Label your partner's last message, then answer the final questions."));
       continueButton().hidden = false;
       continueButton().disabled = Boolean(lastUnlabelled());
     }
   },
   decorateMessage(li, { own }) {
-    if (!own) li.querySelector(".message-author").textContent = "Your partner";
+    if (!own) li.querySelector(".message-author").textContent = gettext("Your partner");
   },
   onMessage(frame, li, { own, fresh }) {
     if (!own && fresh && problems().length) li.append(labelBox(frame.seq));
@@ -138,7 +139,7 @@ const chat = new ChatRoom({
     const answers = {};
     for (const q of chat.state.questions) {
       const value = pickedRating(form, q.key);
-      if (value === null) return `Please answer: ${q.text}`;
+      if (value === null) return format(gettext("Please answer: %(question)s"), { question: q.text });
       answers[q.key] = value;
     }
     return { type: "rate", answers };
