@@ -7,6 +7,9 @@ import { h, setNotice } from "./dom.js";
 import { annotationScreen, showDone, showError, showProgress, typing } from "./annotate-common.js";
 import { format, gettext } from "./i18n.js";
 
+const SENDERS = { user: gettext("User"), assistant: gettext("Assistant") };
+const senderName = (sender) => SENDERS[sender] || sender;
+
 const { root, client, screens } = annotationScreen();
 const list = document.getElementById("act-messages");
 const palette = document.getElementById("act-palette");
@@ -46,7 +49,10 @@ function select(index) {
   for (const button of palette.querySelectorAll("[data-act]")) {
     button.setAttribute("aria-pressed", labels[current].has(button.dataset.act) ? "true" : "false");
   }
-  document.getElementById("palette-target").textContent = `message ${current + 1} (${item.messages[current].sender})`;
+  document.getElementById("palette-target").textContent = format(gettext("message %(number)s (%(sender)s)"), {
+    number: current + 1,
+    sender: senderName(item.messages[current].sender),
+  });
 }
 
 function toggle(act) {
@@ -73,7 +79,7 @@ function render(next) {
           dataset: { testid: "act-message", index: String(message.index) },
           on: { click: () => select(message.index) },
         },
-        h("span", { class: "turn-speaker", text: `${message.index + 1} · ${message.sender === "user" ? "User" : "Assistant"}` }),
+        h("span", { class: "turn-speaker", text: `${message.index + 1} · ${senderName(message.sender)}` }),
         h("p", { class: "turn-text", text: message.text }),
         h("div", { class: "act-tags", dataset: { testid: "act-tags" } }),
       ),

@@ -18,12 +18,12 @@ let shownAt = 0;
 function render(next) {
   item = next;
   const [, a, b] = item.goal[0];
-  document.getElementById("goal-path").textContent = `START → ${a} → ${b}`;
+  document.getElementById("goal-path").textContent = `${gettext("START")} → ${a} → ${b}`;
   document.getElementById("goal-relations").replaceChildren(...item.goal.slice(1).map((t) => h("li", { text: t.join(" — ") })));
   document.getElementById("dialogue").replaceChildren(
     ...item.messages.map((m) =>
       h("li", { class: `act-message sender-${m.sender}`, dataset: { testid: "dialogue-message", index: String(m.index) } },
-        h("span", { class: "turn-speaker", text: `${m.index + 1} · ${m.sender === "agent" ? "Agent" : "User"}` }),
+        h("span", { class: "turn-speaker", text: `${m.index + 1} · ${m.sender === "agent" ? gettext("Agent") : gettext("User")}` }),
         h("p", { class: "turn-text", text: m.text }))),
   );
   document.getElementById("knowledge-count").textContent = String(item.knowledge.length);

@@ -37,7 +37,7 @@ function renderTurns(turns) {
       h(
         "li",
         { class: `turn turn-${turn.speaker}${n === turns.length - 1 ? " turn-last" : ""}`, dataset: { testid: "turn" } },
-        h("span", { class: "turn-speaker", text: turn.speaker === "user" ? "User" : "Assistant" }),
+        h("span", { class: "turn-speaker", text: turn.speaker === "user" ? gettext("User") : gettext("Assistant") }),
         h("p", { class: "turn-text", text: turn.text }),
       ),
     ),

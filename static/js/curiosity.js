@@ -156,7 +156,7 @@ function showLike(seq, liked) {
   if (like) {
     like.disabled = false;
     like.setAttribute("aria-pressed", String(Boolean(liked)));
-    like.textContent = liked ? "♥ Liked" : "♡ Like";
+    like.textContent = liked ? gettext("♥ Liked") : gettext("♡ Like");
   }
   const badge = li.querySelector(".liked-badge");
   if (badge) badge.hidden = !liked;
