@@ -129,3 +129,15 @@ def test_staff_pages_stay_in_english(admin_client: Client, paired: PairedRoom) -
     Campaign.objects.filter(pk=paired.room.campaign_id).update(language="zh-hans", browser_language=True)
     page = admin_client.get(f"/research/{paired.room.campaign.slug}/dashboard/", HTTP_ACCEPT_LANGUAGE="zh-CN")
     assert page.status_code == 200 and '<html lang="en-us"' in page.content.decode()
+
+
+@pytest.mark.parametrize(("seconds", "english", "chinese"), [(300, "up to 5 minutes", "最多寻找 5 分钟"), (60, "up to 60 seconds", "最多寻找 60 秒")])
+def test_the_waiting_page_says_how_long_it_looks_in_the_campaign_language(
+    client: Client, campaign: Campaign, seconds: int, english: str, chinese: str
+) -> None:
+    Campaign.objects.filter(pk=campaign.pk).update(wait_timeout_seconds=seconds)
+    waiting = client.get(f"/join/{campaign.slug}/?worker=dora")
+    assert english in client.get(waiting.url).content.decode()
+    Campaign.objects.filter(pk=campaign.pk).update(language="zh-hans")
+    html = client.get(waiting.url).content.decode()
+    assert chinese in html and "离开" not in html and "退出研究" in html
