@@ -96,7 +96,7 @@ def _entered(request: HttpRequest, slug: str) -> JobEntry | HttpResponse:
     try:
         return entry_check(job=job, worker=worker)
     except AnnotationError as refused:
-        return _error(request, refused.status, _("Not available") if refused.code == "blocked" else _("Use your link"), refused.message)
+        return _error(request, refused.status, _("Not available") if refused.code == "blocked" else _("Use your link"), _(refused.message))
 
 
 @language_page(_job)

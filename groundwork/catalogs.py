@@ -15,7 +15,7 @@ from groundwork.languages import STUB_FIELD
 
 _KEYWORD = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?) "(.*)"$')
 _CONTINUED = re.compile(r'^"(.*)"$')
-PLACEHOLDER = re.compile(r"%\(\w+\)[sd]")
+PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|\{\w+\}")
 TAG = re.compile(r"</?([a-z]+)\b")
 
 

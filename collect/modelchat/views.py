@@ -53,7 +53,7 @@ def onboarding(request: HttpRequest, slug: str) -> HttpResponse:
         return enter(request, campaign, assignment)
     context = {
         "campaign": campaign,
-        "problems": [{"key": k, "text": config.problem_text(k)} for k in config.problems],
+        "problems": [{"key": k, "text": _(config.problem_text(k))} for k in config.problems],
         "none_label": NONE_LABEL,
         "turns": [{"index": i, "speaker": s, "text": t} for i, (s, t, _labels) in enumerate(SAMPLE)],
         "attempts": config.onboarding_attempts,

@@ -4,7 +4,16 @@
 
 import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
-import { format, gettext } from "./i18n.js";
+import { format, gettext, gettext_noop } from "./i18n.js";
+
+// The built-in problem labels and final question (collect/modelchat/config.py), for the catalog: a
+// campaign's own wording is shown as the researcher wrote it.
+gettext_noop("Contradicts itself or the conversation");
+gettext_noop("Repeats itself");
+gettext_noop("Off topic or ignores what I said");
+gettext_noop("Nonsensical or hard to understand");
+gettext_noop("Factually incorrect");
+gettext_noop("How much did you enjoy talking to your partner?");
 
 const $ = (id) => document.getElementById(id);
 const LABEL_FIRST = gettext("Mark your partner's last message first: tick its problems, or “None”.");
@@ -59,7 +68,7 @@ function renderTopics(s) {
 function labelBox(seq) {
   const box = h("fieldset", { class: "problem-labels", "data-testid": "problem-labels" },
     h("legend", { class: "visually-hidden", text: gettext("Problems in this message") }));
-  for (const { key, text } of [...problems(), { key: "none", text: gettext("None") }]) {
+  for (const { key, text } of [...problems().map((p) => ({ key: p.key, text: gettext(p.text) })), { key: "none", text: gettext("None") }]) {
     const input = h("input", { type: "checkbox", value: key, "data-testid": `label-${key}` });
     input.addEventListener("change", () => onLabel(box, seq, input));
     box.append(h("label", {}, input, ` ${text}`));
@@ -104,7 +113,7 @@ function renderQuestions(s) {
           h("input", { type: "radio", name: q.key, value: String(value) }),
           h("span", { class: "rating-number", text: String(value) })));
       }
-      return h("fieldset", { class: "rating" }, h("legend", { text: q.text }), h("div", { class: "rating-options" }, ...choices));
+      return h("fieldset", { class: "rating" }, h("legend", { text: gettext(q.text) }), h("div", { class: "rating-options" }, ...choices));
     }),
   );
 }
@@ -139,7 +148,7 @@ const chat = new ChatRoom({
     const answers = {};
     for (const q of chat.state.questions) {
       const value = pickedRating(form, q.key);
-      if (value === null) return format(gettext("Please answer: %(question)s"), { question: q.text });
+      if (value === null) return format(gettext("Please answer: %(question)s"), { question: gettext(q.text) });
       answers[q.key] = value;
     }
     return { type: "rate", answers };
