@@ -141,3 +141,15 @@ def test_the_waiting_page_says_how_long_it_looks_in_the_campaign_language(
     Campaign.objects.filter(pk=campaign.pk).update(language="zh-hans")
     html = client.get(waiting.url).content.decode()
     assert chinese in html and "离开" not in html and "退出研究" in html
+
+
+def test_a_join_refused_for_its_rate_says_so_in_the_campaign_language(settings, campaign: Campaign) -> None:
+    from tests.security.test_rate_limits import AWAY, LONG, limits
+
+    limits(settings, joins={"ip": (1, LONG)})
+    Campaign.objects.filter(pk=campaign.pk).update(language="zh-hans")
+    assert Client(REMOTE_ADDR=AWAY).get(f"/join/{campaign.slug}/", {"worker": "w1"}).status_code == 302
+    refused = Client(REMOTE_ADDR=AWAY).get(f"/join/{campaign.slug}/", {"worker": "w2"})
+    assert refused.status_code == 429
+    html = refused.content.decode()
+    assert "请求太多" in html and f"请等待 {refused['Retry-After']} 秒后再试" in html and "Too many" not in html
