@@ -38,9 +38,10 @@ VISIBLE_TEXT = """(data) => {
 }"""
 
 
-def english_left(page: Page, *, data: tuple[str, ...] = ()) -> list[str]:
-    """The pieces of the page's visible text that still hold English words, data removed."""
-    texts = page.evaluate(VISIBLE_TEXT, DATA)
+def english_left(page: Page, *, data: tuple[str, ...] = (), selectors: str = DATA) -> list[str]:
+    """The pieces of the page's visible text that still hold English words, data removed (the
+    strings in `data`, and the elements `selectors` match)."""
+    texts = page.evaluate(VISIBLE_TEXT, selectors)
     sentences = page.locator(".sentence-text").all_inner_texts()
     found = []
     for text in texts:
@@ -51,10 +52,10 @@ def english_left(page: Page, *, data: tuple[str, ...] = ()) -> list[str]:
     return found
 
 
-def assert_chinese(*pages: Page, data: tuple[str, ...] = ()) -> None:
+def assert_chinese(*pages: Page, data: tuple[str, ...] = (), selectors: str = DATA) -> None:
     for page in pages:
         expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
-        assert english_left(page, data=data) == [], page.url
+        assert english_left(page, data=data, selectors=selectors) == [], page.url
 
 
 @pytest.fixture
