@@ -9,13 +9,14 @@ settings.LANGUAGE_CODE (nothing activates another language for them)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
+from functools import cache, wraps
 from pathlib import Path
 from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
+from django.utils.translation.trans_real import parse_accept_lang_header
 
 SOURCE_LANGUAGE = "en"
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
@@ -28,7 +29,9 @@ def catalog_languages(locale_dir: Path = LOCALE_DIR) -> list[str]:
     return sorted(translation.to_language(path.parent.parent.name) for path in locale_dir.glob("*/LC_MESSAGES/django.po"))
 
 
+@cache
 def languages_available() -> list[str]:
+    """English and every catalog, read once per process (settings.LANGUAGES is, too)."""
     return [SOURCE_LANGUAGE, *catalog_languages()]
 
 
@@ -43,6 +46,7 @@ def catalog_is_stub(language: str, locale_dir: Path = LOCALE_DIR) -> bool:
     return po.is_file() and STUB_FIELD in po.read_text(encoding="utf-8").split("\n\n", 1)[0]
 
 
+@cache
 def languages_complete() -> list[str]:
     """The languages a campaign or job may choose: English and every catalog that is not a stub."""
     return [language for language in languages_available() if not catalog_is_stub(language)]
@@ -72,10 +76,10 @@ def language_choose(*, target: HasLanguage | None, request: HttpRequest) -> str:
         return SOURCE_LANGUAGE
     chosen = target.language if target.language in languages_available() else SOURCE_LANGUAGE
     if target.browser_language:
-        asked = translation.get_language_from_request(request)
-        if asked:
-            variant = _supported(asked)
-            chosen = variant or chosen
+        # Accept-Language alone (no language cookie: the campaign, not an earlier page, decides).
+        for asked, _quality in parse_accept_lang_header(request.headers.get("Accept-Language", "")):
+            if asked != "*" and (variant := _supported(asked)):
+                return variant
     return chosen
 
 

@@ -93,12 +93,14 @@ def test_the_browser_language_counts_only_where_the_campaign_allows_it(
 ) -> None:
     Campaign.objects.filter(pk=paired.room.campaign_id).update(language="en", browser_language=allowed)
     login(client, paired.wizard.worker)
-    page = client.get(f"/room/{paired.room.pk}/", HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9,en;q=0.5")
+    page = client.get(f"/room/{paired.room.pk}/", HTTP_ACCEPT_LANGUAGE="de-DE,de;q=0.9,zh-CN;q=0.8,en;q=0.5")
     assert f'<html lang="{expected}"' in page.content.decode()
     assert ("Accept-Language" in page.get("Vary", "")) is allowed
-    # A browser asking for a language with no catalog gets the campaign's.
+    # A browser asking only for languages with no catalog gets the campaign's (not English).
+    Campaign.objects.filter(pk=paired.room.campaign_id).update(language="zh-hans")
+    client.cookies["django_language"] = "en"  # a language cookie does not count: the campaign decides
     page = client.get(f"/room/{paired.room.pk}/", HTTP_ACCEPT_LANGUAGE="de-DE,de")
-    assert '<html lang="en"' in page.content.decode()
+    assert '<html lang="zh-hans"' in page.content.decode()
 
 
 def test_right_to_left_languages_set_dir(client: Client, paired: PairedRoom) -> None:
