@@ -55,7 +55,7 @@ def onboarding(request: HttpRequest, slug: str) -> HttpResponse:
         "campaign": campaign,
         "problems": [{"key": k, "text": _(config.problem_text(k))} for k in config.problems],
         "none_label": NONE_LABEL,
-        "turns": [{"index": i, "speaker": s, "text": t} for i, (s, t, _labels) in enumerate(SAMPLE)],
+        "turns": [{"index": i, "speaker": s, "text": _(t)} for i, (s, t, _labels) in enumerate(SAMPLE)],
         "attempts": config.onboarding_attempts,
     }
     tried = ModelChatOnboarding.objects.filter(campaign=campaign, worker=assignment.worker).first()
