@@ -32,6 +32,9 @@ def test_the_chat_keeps_its_layout_right_to_left(browser: Browser, daphne_server
         expect(page.get_by_test_id("send-button")).to_have_text("إرسال")
         assert page.evaluate("() => getComputedStyle(document.querySelector('#composer')).direction") == "rtl"
     expect(wizard.get_by_test_id("role-badge")).to_have_text("أنت الحكيم")
+    # What the stub lacks shows in English, from the templates and from the modules alike.
+    expect(wizard.locator("#knowledge-heading")).to_have_text("Wikipedia knowledge")
+    expect(wizard.get_by_test_id("turn-counter")).to_contain_text("Your turns: ")
 
     first, second = (wizard, apprentice) if room.first_speaker == "wizard" else (apprentice, wizard)
     if first is wizard:
