@@ -78,6 +78,11 @@ _GETTEXT_CALL = re.compile(r"\b(?:gettext|ngettext|pgettext|gettext_noop)\s*\(")
 _CODE_LIKE = re.compile(r"^[a-z0-9\s_-]*$|^\.|[\[\]#=/{}<>]")
 # Class names in a template ("page-narrow", "role-"), not words.
 _CLASS_NAMES = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]*)+$")
+# Literals that are class names, test ids or selectors by where they stand.
+_NOT_TEXT_CONTEXT = re.compile(
+    r"(?:\bclass|className|testid|\"data-testid\"|\bid)\s*[:=]\s*$"
+    r"|(?:querySelector(?:All)?|closest|getElementById|matches|toggle|add|remove|getAttribute|setAttribute)\(\s*$"
+)
 KEY_NAMES = {"Enter", "Escape", "Tab", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "Space", "Backspace"}
 
 
@@ -98,9 +103,13 @@ def _call_spans(source: str) -> list[tuple[int, int]]:
 
 
 def _is_prose(literal: str) -> bool:
-    body = re.sub(r"\$\{[^}]*\}", "", literal[1:-1]).strip()
+    templated = literal.startswith("`") and "${" in literal
+    body = re.sub(r"\$\{[^}]*\}", " ", literal[1:-1]).strip()
     if body in KEY_NAMES or not _WORD.search(body):
         return False
+    if templated:
+        # Text around values ("${n} ticked"), unless it reads as a key, path or selector.
+        return not re.search(r"[\[\]#=/{}<>:.]", body) and not re.fullmatch(r"[a-z0-9]*[-_][a-z0-9_-]*", body)
     if " " not in body:
         # One word: a label ("Send") or a status ("sending…"), not an identifier, selector or verb.
         word = body.rstrip(".…!?")
@@ -116,6 +125,8 @@ def script_unmarked(path: Path) -> list[str]:
     for token in _JS_TOKEN.finditer(source):
         literal = token.group(0)
         if literal.startswith("/") or any(start <= token.start() < end for start, end in spans):
+            continue
+        if _NOT_TEXT_CONTEXT.search(source[max(0, token.start() - 40) : token.start()]):
             continue
         if _is_prose(literal):
             found.append(f"{path}:{source.count(chr(10), 0, token.start()) + 1}: {literal}")

@@ -5,7 +5,7 @@
 import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
 import { errorText } from "./errors.js";
-import { factsUsed, format, gettext } from "./i18n.js";
+import { factsUsed, format, formatNumber, gettext, ngettext } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("room");
@@ -57,7 +57,7 @@ function renderPrepare(s) {
 
 function countKnown() {
   const n = els.entityOptions.querySelectorAll("input:checked").length;
-  els.knownCount.textContent = `${n} ticked`;
+  els.knownCount.textContent = format(ngettext("%(count)s ticked", "%(count)s ticked", n), { count: formatNumber(n) });
 }
 
 // --- the user's aspects ---------------------------------------------------------------------------
@@ -81,7 +81,7 @@ function renderAspects(s) {
   }
   const known = Array.isArray(s.known_entities) ? s.known_entities : [];
   els.knownList.hidden = known.length === 0;
-  els.knownEntities.textContent = known.join(", ");
+  els.knownEntities.textContent = known.join(gettext(", "));
 }
 
 // --- the assistant's fact bank --------------------------------------------------------------------

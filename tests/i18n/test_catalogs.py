@@ -106,8 +106,10 @@ def test_the_unmarked_check_finds_english_left_in_a_template_and_a_module(tmp_pa
         'setNotice(node, "Please wait.");\n'
         'button.textContent = on ? "Used" : gettext("Use");\n'
         'const el = h("button", { class: "button button-primary", "data-testid": "send" });\n'
-        'if (event.key === "Enter") send();\n',
+        'if (event.key === "Enter") send();\n'
+        'count.textContent = `${n} ticked`;\n'
+        'localStorage.setItem(`gw-draft-${room}`, text);\n',
         encoding="utf-8",
     )
     found = [piece.split(": ", 1)[1] for piece in unmarked_text(templates_dir=tmp_path / "templates", scripts_dir=tmp_path / "js")]
-    assert found == ["How was it?", "Type here", "Left in English", '"Please wait."', '"Used"']
+    assert found == ["How was it?", "Type here", "Left in English", '"Please wait."', '"Used"', "`${n} ticked`"]
