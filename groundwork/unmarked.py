@@ -74,8 +74,8 @@ _JS_TOKEN = re.compile(
     re.S,
 )
 _GETTEXT_CALL = re.compile(r"\b(?:gettext|ngettext|pgettext|gettext_noop)\s*\(")
-# Not prose: class lists ("button button-primary"), selectors, URLs.
-_CODE_LIKE = re.compile(r"^[a-z0-9\s_-]*$|^\.|[\[\]#=/{}<>]")
+# Not prose: class lists ("button button-primary", every word with a hyphen or underscore), selectors, URLs.
+_CODE_LIKE = re.compile(r"^\s*(?:[a-z0-9]*[-_][a-z0-9_-]*\s*)+$|^\.|[\[\]#=/{}<>]")
 # Class names in a template ("page-narrow", "role-"), not words.
 _CLASS_NAMES = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]*)+$")
 # Literals that are class names, test ids or selectors by where they stand.

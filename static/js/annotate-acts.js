@@ -22,7 +22,11 @@ const reportForm = document.getElementById("report-form");
 const reportReason = document.getElementById("report-reason");
 
 const keys = new Map(); // key -> act
-for (const button of palette.querySelectorAll("[data-act]")) keys.set(button.dataset.key, button.dataset.act);
+const names = new Map(); // act → its name as the palette shows it (in the job's language)
+for (const button of palette.querySelectorAll("[data-act]")) {
+  keys.set(button.dataset.key, button.dataset.act);
+  names.set(button.dataset.act, button.dataset.name || button.dataset.act);
+}
 
 let item = null;
 let labels = []; // one Set of acts per message
@@ -34,7 +38,11 @@ let warnedFor = null; // the unlabeled messages the annotator was warned about (
 function renderTags(index) {
   const node = list.querySelector(`[data-index="${index}"] .act-tags`);
   const acts = item.acts.filter((act) => labels[index].has(act));
-  node.replaceChildren(...(acts.length ? acts.map((act) => h("span", { class: "act-tag", text: act })) : [h("span", { class: "muted", text: "no acts" })]));
+  node.replaceChildren(
+    ...(acts.length
+      ? acts.map((act) => h("span", { class: "act-tag", text: names.get(act) || act, dataset: { act } }))
+      : [h("span", { class: "muted", text: gettext("no acts") })]),
+  );
 }
 
 function select(index) {
