@@ -59,3 +59,26 @@ def test_a_chinese_dialog_act_job_has_no_english_left(chromium) -> None:  # noqa
     expect(page).to_have_url(re.compile(r"/annotate/acts-zh/done/$"))
     assert_chinese(page, selectors=ITEM_DATA)
     assert page.script_errors == []  # type: ignore[attr-defined]
+
+
+def test_a_chinese_pairwise_job_has_no_english_left(chromium) -> None:  # noqa: F811
+    from annotate.services.jobs import items_add, job_create
+    from annotate.services.pairs import pair_specs
+    from tests.annotate.pairwise_data import conversation
+
+    job = job_create(slug="pairs-zh", name="哪个机器人？", kind=JobKind.PAIRWISE, overlap=1, question="engaging", completion_code="GW-ZH")
+    items_add(job=job, specs=pair_specs(job, [conversation(m, n) for m in ("kb_bot", "baseline") for n in range(1)]))
+    Job.objects.filter(pk=job.pk).update(language="zh-hans")
+    page = open_job(chromium, job.slug, "alice", {"width": 1400, "height": 900})
+    expect(page.get_by_test_id("question")).to_have_text("如果要进行一场长时间的对话，你更愿意和谁聊？")
+    expect(page.get_by_test_id("option-left")).to_have_text("我更愿意和说话人 1聊")
+    pair_data = f"{ITEM_DATA}, .pair-turn p, [data-testid=pair-topic]"
+    assert_chinese(page, selectors=pair_data)
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("error")).to_have_text("请在两位说话人中选择一位。")
+    page.keyboard.press("1")
+    page.get_by_test_id("reason").fill("回答更有趣。")
+    page.get_by_test_id("submit").click()
+    expect(page).to_have_url(re.compile(r"/annotate/pairs-zh/done/$"))
+    assert_chinese(page, selectors=pair_data)
+    assert page.script_errors == []  # type: ignore[attr-defined]
