@@ -82,3 +82,32 @@ def test_a_chinese_pairwise_job_has_no_english_left(chromium) -> None:  # noqa: 
     expect(page).to_have_url(re.compile(r"/annotate/pairs-zh/done/$"))
     assert_chinese(page, selectors=pair_data)
     assert page.script_errors == []  # type: ignore[attr-defined]
+
+
+def test_a_chinese_duconv_scoring_job_is_chinese_from_end_to_end(chromium, tmp_path) -> None:  # noqa: F811
+    """On DuConv's own Chinese dialogues even the data is Chinese: nothing is excepted but key caps."""
+    from django.core.management import call_command
+
+    from annotate.services.jobs import job_create, job_items_from_campaigns
+    from tests.duconv.conftest import SAMPLE
+
+    if not SAMPLE.is_file():
+        pytest.skip(f"{SAMPLE} is absent (shared development data)")
+    (tmp_path / "dev.txt").write_text("\n".join(SAMPLE.read_text(encoding="utf-8").splitlines()[:1]) + "\n", encoding="utf-8")
+    call_command("import_dataset", "duconv", str(tmp_path / "dev.txt"), "--job", "duconv-one", verbosity=0)
+    job = job_create(slug="duconv-eval-zh", name="知识对话人工评测", kind=JobKind.DUCONV_EVAL, overlap=1)
+    job_items_from_campaigns(job=job, campaigns=["duconv-one"])
+    Job.objects.filter(pk=job.pk).update(language="zh-hans")
+    page = open_job(chromium, job.slug, "dora", {"width": 1400, "height": 900})
+    expect(page.get_by_test_id("goal-path")).to_have_text(re.compile(r"^开始 → "))
+    expect(page.get_by_test_id("scale-coherence")).to_contain_text("有一条回复离题或与前文矛盾。")
+    page.locator("details.knowledge-box summary").click()
+    assert_chinese(page, selectors=".brand, kbd")
+    page.get_by_test_id("coherence-2").click()
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("error")).to_have_text("请在两个量表上都选择分数。")
+    page.get_by_test_id("goal_completion-1").click()
+    page.get_by_test_id("submit").click()
+    expect(page).to_have_url(re.compile(r"/annotate/duconv-eval-zh/done/$"))
+    assert_chinese(page, selectors=".brand, [data-testid=completion-code]")
+    assert page.script_errors == []  # type: ignore[attr-defined]
