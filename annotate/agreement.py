@@ -5,6 +5,9 @@
 - Krippendorff's alpha (NLTK's AnnotationTask, Apache 2.0) for dialog acts as Curiosity computed it:
   every (message, act) pair is a unit and each annotator's value is yes or no; annotators may differ
   from unit to unit (missing values are fine).
+- Krippendorff's alpha from value counts (`krippendorff_alpha_counts`): the same nominal alpha when
+  only how many raters gave each value is known (an imported WOW++ file: votes per sentence out of 9
+  or 10), computed here from the coincidence matrix (Krippendorff 2011, section C).
 - Per annotator, agreement with the majority of the *other* annotators of each unit (ties skipped).
 """
 
@@ -46,6 +49,31 @@ def krippendorff_alpha(triples: Iterable[tuple[Coder, Unit, Hashable]]) -> float
     from nltk.metrics.agreement import AnnotationTask
 
     return float(AnnotationTask(data=data).alpha())
+
+
+def krippendorff_alpha_counts(units: Iterable[Sequence[int]]) -> float | None:
+    """Nominal alpha from per-unit counts: each unit a list, the raters who gave value 0, 1, ...;
+    units may have any number of raters (a unit with fewer than 2 pairs with nothing and is left
+    out, as in the definition). None when undefined (no pairable values, or all values alike)."""
+    coincidence: dict[tuple[int, int], float] = defaultdict(float)
+    for counts in units:
+        m = sum(counts)
+        if m < 2:
+            continue
+        for c, n_c in enumerate(counts):
+            for k, n_k in enumerate(counts):
+                pairs = n_c * (n_k - 1) if c == k else n_c * n_k
+                if pairs:
+                    coincidence[(c, k)] += pairs / (m - 1)
+    marginals: dict[int, float] = defaultdict(float)
+    for (c, _), value in coincidence.items():
+        marginals[c] += value
+    n = sum(marginals.values())
+    expected = n * n - sum(v * v for v in marginals.values())
+    if n <= 1 or expected <= 0:
+        return None
+    observed = n - sum(value for (c, k), value in coincidence.items() if c == k)
+    return 1.0 - (n - 1) * observed / expected
 
 
 def majority_agreement(decisions: dict[Unit, dict[Coder, Hashable]]) -> dict[Coder, tuple[int, int]]:

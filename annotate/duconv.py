@@ -110,7 +110,8 @@ def duconv_report_section(job: Any, answers: list[dict[str, Any]]) -> dict[str, 
         for item, scores in sorted(human.items())
     ]
     return {
-        "agreement": {"measure": "weighted_kappa", "value": sum(known) / len(known) if known else None, "units": len(answers)},
+        "agreement": {"measure": "weighted_kappa", "value": sum(known) / len(known) if known else None, "units": len(answers),
+                      "unit": "a session scored by its annotators on each scale (kappa per scale, averaged); units counts the answers"},
         "duconv": {
             "kappa": kappas,
             "means": {n: (sum(a["answer"][n] for a in answers) / len(answers) if answers else None) for n in SCALES},

@@ -9,8 +9,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from collect.charts import Chart, row_chart
-from annotate.evaluation.charts import IntervalChart, interval_chart
+from collect.charts import Chart, interval_chart, row_chart
 from annotate.selectors.evaluation import campaign_evaluation
 from annotate.views import _error, leaderboard_chart
 from collect.models import Campaign, Protocol
@@ -50,34 +49,34 @@ def _has_goals(report: dict[str, Any]) -> bool:
 
 
 def _charts(report: dict[str, Any]) -> dict[str, list[Any]]:
-    interval: list[IntervalChart] = []
+    interval: list[Chart] = []
     bars: list[Chart] = []
     for question in report["questions"]:
         rows = []
         for model, splits in report["models"].items():
             s = splits["all"]["ratings"][question]
-            if s["mean"] is None:
-                continue
-            half = 1.96 * s["sd"] / math.sqrt(s["n"]) if s["sd"] is not None else 0.0
-            rows.append((model, s["mean"], s["mean"] - half, s["mean"] + half))
+            if s["sd"] is None:
+                continue  # fewer than two ratings: no standard error, so no interval (the table has the mean)
+            half = 1.96 * s["sd"] / math.sqrt(s["n"])
+            rows.append((f"{model} (n={s['n']})", s["mean"], s["mean"] - half, s["mean"] + half))
         if rows:
             interval.append(interval_chart(f"{question}: mean ± 1.96 standard errors", rows, x_label=question, digits=2))
     f1 = [(m, round(s["all"]["wiki_f1"]["mean"], 3)) for m, s in report["models"].items() if s["all"]["wiki_f1"]["mean"] is not None]
     if f1:
-        bars.append(row_chart("Wiki F1 (mean per conversation)", f1, x_label="unigram F1"))
+        bars.append(row_chart("Wiki F1 (mean per conversation)", f1, x_label="unigram F1", counts=False))
     goals = [(m, round(s["all"]["goal_completion"]["mean"], 2)) for m, s in report["models"].items() if s["all"]["goal_completion"]["n"]]
     if goals:
-        bars.append(row_chart("Goal completion (mean per conversation, 0–2)", goals, x_label="goal completion"))
+        bars.append(row_chart("Goal completion (mean per conversation, 0–2)", goals, x_label="goal completion", counts=False))
     problems = [
         (m, round(1 - s["all"]["problem_rates"]["none"], 3))
         for m, s in report["models"].items()
         if s["all"]["problem_rates"].get("none") is not None
     ]
     if problems:
-        bars.append(row_chart("Model turns with a problem label", problems, x_label="share of labelled turns"))
-    for job in report["pairwise"]:
-        if job["leaderboard"]:
-            chart = leaderboard_chart(job["leaderboard"])
-            chart.title = f"Leaderboard, {job['question']} ({job['job']})"
+        bars.append(row_chart("Model turns with a problem label", problems, x_label="share of labelled turns", counts=False))
+    for board in report["pairwise_by_question"]:
+        chart = leaderboard_chart(board["leaderboard"])
+        if chart is not None:
+            chart.title = f"Leaderboard, {board['question']} ({', '.join(board['jobs'])})"
             interval.append(chart)
     return {"interval_charts": interval, "charts": bars}

@@ -14,9 +14,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _, gettext_lazy
 
 from annotate.acts import act_guide_translated
-from collect.charts import Chart, column_chart, row_chart
+from collect.charts import Chart, column_chart, interval_chart, row_chart
 from annotate.duconv import duconv_rubric
-from annotate.evaluation.charts import IntervalChart, interval_chart
 from annotate.identity import entry_check
 from annotate.models import DIALOG_ACTS, Job, JobEntry, JobKind
 from annotate.selectors.entries import outcomes_csv
@@ -172,7 +171,8 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
     join_url = request.build_absolute_uri(reverse("annotate:join", args=[slug]))
     context = {"job": job, "report": data, "join_url": join_url, "charts": [], "interval_charts": []}
     if "pairwise" in data:
-        context["interval_charts"] = [leaderboard_chart(data["pairwise"]["leaderboard"])] if data["pairwise"]["leaderboard"] else []
+        chart = leaderboard_chart(data["pairwise"]["leaderboard"])
+        context["interval_charts"] = [chart] if chart else []
     else:
         context["charts"] = _charts(data)
     return render(request, "annotate/report.html", context)
@@ -225,6 +225,9 @@ def _relevance_charts(relevance: dict[str, Any], suffix: str) -> list[Chart]:
     ]
 
 
-def leaderboard_chart(board: dict[str, dict[str, Any]]) -> IntervalChart:
-    rows = [(name, row["score"], row["lo"], row["hi"]) for name, row in board.items()]
+def leaderboard_chart(board: dict[str, dict[str, Any]]) -> Chart | None:
+    """The ranked models' scores and intervals (None when no model has an interval yet)."""
+    rows = [(f"{name} (n={row['battles']})", row["score"], row["lo"], row["hi"]) for name, row in board.items() if row["lo"] is not None]
+    if not rows:
+        return None
     return interval_chart("Bradley–Terry scores with 95% bootstrap intervals", rows, x_label="score (mean 1000)")

@@ -196,7 +196,7 @@ def doc_major(build_dir: Path, vocab: np.ndarray, p: np.ndarray, n: int) -> floa
     by_doc = by_term.T.tocsr()
     times = []
     for text in queries(vocab, p, n):
-        rows, weights = index._query_terms(text)
+        rows, weights = index.query_vector(text)
         q = sp.csr_matrix((weights, rows, [0, len(rows)]), shape=(1, len(index.terms)))
         started = time.perf_counter()
         scores = (by_doc @ q.T).toarray().ravel()

@@ -1,98 +1,98 @@
-"""Geometry for the inline SVG bar charts of the annotation reports and the research pages
-(templates/annotate/_chart.html draws them). No chart library, nothing fetched: numbers in, rectangles and labels out."""
+"""The charts of the annotation reports, the results page and the research dashboard, as data:
+a title, labels, values and axis names, which templates/annotate/_chart.html writes out once for
+the browser (json_script, drawn by static/js/charts.js with the vendored Chart.js) and once as a
+table of the same numbers for screen readers and for copying."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
-
-@dataclass(frozen=True)
-class Bar:
-    x: float
-    y: float
-    width: float
-    height: float
-    label: str
-    value: float
-    label_x: float
-    label_y: float
-
-    @property
-    def end_x(self) -> float:
-        return self.x + self.width
-
-
-class PlotArea:
-    """The right and bottom edges of a chart's plot area, from its left, top and size."""
-
-    left: float
-    top: float
-    plot_width: float
-    plot_height: float
-
-    @property
-    def bottom(self) -> float:
-        return self.top + self.plot_height
-
-    @property
-    def right(self) -> float:
-        return self.left + self.plot_width
-
-
-def nice_step(value: float) -> float:
-    """The smallest 1, 2, 2.5 or 5 × a power of ten that is at least `value` (> 0): axis steps and tops."""
-    magnitude = 10 ** math.floor(math.log10(value))
-    return next(step * magnitude for step in (1, 2, 2.5, 5, 10) if value <= step * magnitude)
+Kind = Literal["column", "row", "interval"]
 
 
 @dataclass
-class Chart(PlotArea):
+class Chart:
     title: str
-    width: int
-    height: int
-    horizontal: bool
-    bars: list[Bar] = field(default_factory=list)
-    ticks: list[tuple[float, str]] = field(default_factory=list)  # (position, text) on the value axis
+    kind: Kind
+    labels: list[str]
+    values: list[float]
     x_label: str = ""
     y_label: str = ""
-    left: float = 0.0
-    top: float = 0.0
-    plot_width: float = 0.0
-    plot_height: float = 0.0
+    counts: bool = True  # whole-number ticks
+    digits: int = 0  # decimals shown for a value in the table and the tooltip
+    lows: list[float] = field(default_factory=list)  # interval charts only
+    highs: list[float] = field(default_factory=list)
+
+    @property
+    def testid(self) -> str:
+        return "interval-chart" if self.kind == "interval" else "chart"
+
+    @property
+    def value_label(self) -> str:
+        """What a value is: the value axis's name."""
+        return self.y_label if self.kind == "column" else self.x_label
+
+    @property
+    def rows(self) -> list[tuple[str, str, str]]:
+        """(label, value, interval) as the table shows them."""
+        out = []
+        for n, (label, value) in enumerate(zip(self.labels, self.values)):
+            interval = f"{self.lows[n]:.{self.digits}f} – {self.highs[n]:.{self.digits}f}" if self.kind == "interval" else ""
+            out.append((label, _text(value, self.digits), interval))
+        return out
+
+    def spec(self) -> dict[str, Any]:
+        spec: dict[str, Any] = {
+            "kind": self.kind, "title": self.title, "labels": self.labels, "values": self.values,
+            "xLabel": self.x_label, "yLabel": self.y_label, "counts": self.counts, "digits": self.digits,
+        }
+        if self.kind == "interval":
+            spec["lows"], spec["highs"] = self.lows, self.highs
+        return spec
 
 
-def _nice_max(value: float) -> float:
-    return nice_step(value) if value > 0 else 1.0
+def _text(value: float, digits: int) -> str:
+    return f"{value:.{digits}f}" if digits else f"{value:g}"
 
 
-def _tick_text(value: float) -> str:
-    return f"{value:g}"
+def _digits(values: list[float]) -> int:
+    """Enough decimals for the values given (at most 3): 0 for whole numbers."""
+    for digits in range(4):
+        if all(abs(round(v, digits) - v) < 1e-9 for v in values):
+            return digits
+    return 3
 
 
-def column_chart(title: str, data: list[tuple[str, float]], *, x_label: str, y_label: str, width: int = 640, height: int = 260) -> Chart:
+def column_chart(title: str, data: list[tuple[str, float]], *, x_label: str, y_label: str, counts: bool = True) -> Chart:
     """Vertical bars, one per (label, value), e.g. the WOW++ histogram of relevant sentences per turn."""
-    chart = Chart(title, width, height, False, x_label=x_label, y_label=y_label, left=52, top=16)
-    chart.plot_width, chart.plot_height = width - chart.left - 12, height - chart.top - 52
-    top = _nice_max(max((v for _, v in data), default=0))
-    slot = chart.plot_width / max(len(data), 1)
-    for n, (label, value) in enumerate(data):
-        h = chart.plot_height * value / top
-        x = chart.left + n * slot + slot * 0.1
-        chart.bars.append(Bar(x, chart.top + chart.plot_height - h, slot * 0.8, h, label, value, x + slot * 0.4, chart.top + chart.plot_height + 16))
-    chart.ticks = [(chart.top + chart.plot_height * (1 - f), _tick_text(top * f)) for f in (0, 0.25, 0.5, 0.75, 1)]
-    return chart
+    values = [float(v) for _, v in data]
+    return Chart(title, "column", [str(k) for k, _ in data], values, x_label=x_label, y_label=y_label, counts=counts, digits=_digits(values))
 
 
-def row_chart(title: str, data: list[tuple[str, float]], *, x_label: str, width: int = 640, row: int = 20) -> Chart:
+def row_chart(title: str, data: list[tuple[str, float]], *, x_label: str, counts: bool = True) -> Chart:
     """Horizontal bars with long labels on the left, e.g. how often each dialog act was given."""
-    chart = Chart(title, width, 0, True, x_label=x_label, left=150, top=8)
-    chart.plot_width, chart.plot_height = width - chart.left - 40, row * len(data)
-    chart.height = int(chart.top + chart.plot_height + 40)
-    top = _nice_max(max((v for _, v in data), default=0))
-    for n, (label, value) in enumerate(data):
-        w = chart.plot_width * value / top
-        y = chart.top + n * row + row * 0.15
-        chart.bars.append(Bar(chart.left, y, w, row * 0.7, label, value, chart.left - 6, y + row * 0.5))
-    chart.ticks = [(chart.left + chart.plot_width * f, _tick_text(top * f)) for f in (0, 0.25, 0.5, 0.75, 1)]
-    return chart
+    values = [float(v) for _, v in data]
+    return Chart(title, "row", [str(k) for k, _ in data], values, x_label=x_label, counts=counts, digits=_digits(values))
+
+
+def interval_chart(title: str, rows: list[tuple[str, float, float, float]], *, x_label: str, digits: int = 0) -> Chart:
+    """One row per (label, value, lo, hi): a dot at the estimate and a line across its interval, e.g.
+    the leaderboard with bootstrap intervals or a mean rating ± 1.96 standard errors. An infinite
+    bound is drawn at the estimate."""
+
+    def finite(bound: float, value: float) -> float:
+        return bound if math.isfinite(bound) else value
+
+    return Chart(
+        title,
+        "interval",
+        [label for label, *_ in rows],
+        [value for _, value, _, _ in rows],
+        x_label=x_label,
+        counts=False,
+        digits=digits,
+        lows=[finite(lo, value) for _, value, lo, _ in rows],
+        highs=[finite(hi, value) for _, value, _, hi in rows],
+    )

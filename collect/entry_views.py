@@ -47,6 +47,12 @@ OUTCOME_TEXT = {
     Outcome.RETURNED: (gettext_lazy("Returned"), gettext_lazy("You returned this task.")),
 }
 
+# The same endings for a worker who had not written anything yet: nothing was kept to claim.
+NOTHING_WRITTEN_TEXT = {
+    Outcome.PARTNER_LEFT: gettext_lazy("Your partner left before the end of the conversation, so the chat was ended. You are paid for your time."),
+    Outcome.PARTNER_STALLED: gettext_lazy("Your partner did not reply in time, so the chat was ended. You are paid for your time."),
+}
+
 
 def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
     return render(request, "collect/error.html", {"title": title, "message": message}, status=status)
@@ -175,6 +181,8 @@ def finish_page(request: HttpRequest, assignment: Assignment) -> HttpResponse:
             return redirect("collect:room", room.pk)
         assignment.refresh_from_db()
     title, text = OUTCOME_TEXT.get(assignment.outcome, (gettext_lazy("Thank you"), ""))
+    if assignment.outcome in NOTHING_WRITTEN_TEXT and room is not None and not room.messages.filter(sender=assignment).exists():
+        text = NOTHING_WRITTEN_TEXT[assignment.outcome]
     return outcome_render(
         request,
         target=assignment.campaign,

@@ -39,6 +39,12 @@ class Platform(models.TextChoices):
     MTURK = "mturk", "Amazon Mechanical Turk"
 
 
+class Currency(models.TextChoices):
+    USD = "USD", "US dollars"
+    GBP = "GBP", "pounds sterling"
+    EUR = "EUR", "euros"
+
+
 class Campaign(models.Model):
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=200)
@@ -68,6 +74,9 @@ class Campaign(models.Model):
         default=_outcome_codes, blank=True, help_text="Completion code per outcome; an outcome without one is not paid"
     )
     outcome_pay_cents = models.JSONField(default=dict, blank=True, help_text="Base pay per outcome in cents, e.g. {\"completed\": 300}")
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.USD, help_text="What pay and bonuses are in (MTurk pays USD; Prolific USD or GBP)"
+    )
     max_per_worker = models.PositiveIntegerField(default=1, help_text="Conversations per worker in this campaign (0: no cap)")
     onboarding = models.JSONField(
         default=dict, blank=True, help_text="Instructions per role and a quiz before the waiting room (docs/campaigns.md)"

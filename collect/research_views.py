@@ -3,6 +3,7 @@ payment CSVs and decisions export, signed links, and the live dashboard."""
 
 from __future__ import annotations
 
+from django.apps import apps
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
@@ -11,7 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from collect.charts import column_chart, row_chart
 from collect.lifecycle.identity import ID_PATTERN
 from collect.lifecycle.links import join_link
-from collect.models import Campaign
+from collect.models import Campaign, Protocol
+from collect.research_access import DATASET_OF_PROTOCOL, job_dataset, staff_only
 from collect.review.selectors import decisions_csv, finished_assignments, payments_csv, review_row
 from collect.review.services import ReviewError, ReviewRequest, review_apply
 from collect.review.stats import campaign_stats
@@ -20,9 +22,12 @@ from groundwork.lockouts import lockouts_current
 MAX_LINKS = 500
 
 
-@staff_member_required
+@staff_only
 def research_index(request: HttpRequest) -> HttpResponse:
-    context = {"campaigns": Campaign.objects.order_by("-is_active", "name"), "lockouts": lockouts_current()}
+    campaigns = [(c, DATASET_OF_PROTOCOL.get(c.protocol, "")) for c in Campaign.objects.order_by("-is_active", "name")]
+    jobs = apps.get_model("annotate", "Job").objects.order_by("-is_active", "name") if apps.is_installed("annotate") else []
+    jobs = [(job, job_dataset(kind=job.kind, source=job.source)) for job in jobs]
+    context = {"campaigns": campaigns, "jobs": jobs, "lockouts": lockouts_current(), "model_chat": Protocol.MODEL_CHAT}
     return render(request, "collect/research/index.html", context)
 
 
@@ -96,10 +101,10 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = get_object_or_404(Campaign, slug=slug)
     stats = campaign_stats(campaign=campaign)
     charts = [
-        column_chart("Rooms completed per hour", [(h, c) for h, c, _ in stats["per_hour"]], x_label="hour", y_label="rooms", height=200),
-        column_chart("Rooms abandoned per hour", [(h, a) for h, _, a in stats["per_hour"]], x_label="hour", y_label="rooms", height=200),
+        column_chart("Rooms completed per hour", [(h, c) for h, c, _ in stats["per_hour"]], x_label="hour", y_label="rooms"),
+        column_chart("Rooms abandoned per hour", [(h, a) for h, _, a in stats["per_hour"]], x_label="hour", y_label="rooms"),
         row_chart("Outcomes", [(o, n) for o, n, _ in stats["outcomes"]], x_label="assignments"),
-        column_chart("Apprentice ratings", stats["ratings"], x_label="rating", y_label="rooms", height=200),
+        column_chart("Apprentice ratings", stats["ratings"], x_label="rating", y_label="rooms"),
     ]
     template = "collect/research/_dashboard.html" if request.GET.get("fragment") else "collect/research/dashboard.html"
     return render(request, template, {"campaign": campaign, "stats": stats, "charts": charts})

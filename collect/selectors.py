@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db.models import Count
 from django.urls import reverse
+from django.utils import timezone
 
 from collect.models import Message, Room, RoomStatus
 from collect.protocols import get_protocol
@@ -35,6 +36,9 @@ def room_snapshot(room_id: Any, *, room: Room | None = None, message_count: int 
         "turns": turns,
         "turns_required": room.turns_required,
         "turn_limit": room.campaign.turn_limit,
+        # The turn timeout's clock (collect.lifecycle.sweep), for the page's warning and countdown.
+        "turn_timeout": room.campaign.turn_timeout_seconds,
+        "idle_seconds": round(max(0.0, (timezone.now() - room.activity_at).total_seconds()), 1),
         "next_role": protocol.next_role(room, count),
         "last_seq": count,
         "end_reason": room.end_reason,

@@ -7,8 +7,9 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext as _, ngettext
 
+from collect.charts import interval_chart
 from collect.curiosity.analysis import like_rates_by_source
 from collect.models import Assignment, AssignmentStatus, Campaign, Protocol, RoomStatus
 from collect.entry_views import finish_page
@@ -24,6 +25,14 @@ ROOM_TEMPLATES = {
 }
 
 ENDED = (RoomStatus.RATING, RoomStatus.COMPLETE, RoomStatus.INCOMPLETE)
+
+
+def duration_text(seconds: int) -> str:
+    """180 → "3 minutes", 90 → "90 seconds": how the instructions state a time limit."""
+    if seconds % 60 == 0:
+        minutes = seconds // 60
+        return ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes}
+    return ngettext("%(count)d second", "%(count)d seconds", seconds) % {"count": seconds}
 
 
 def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
@@ -89,6 +98,7 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
             "max_chars": settings.MESSAGE_MAX_CHARS,
             "done_url": reverse("collect:done", args=[room_id]),
             "instructions": assignment.campaign.instructions,
+            "turn_timeout_text": duration_text(assignment.campaign.turn_timeout_seconds),
         },
     )
 
@@ -114,6 +124,10 @@ def curiosity_analysis(request: HttpRequest) -> HttpResponse:
     if slug and chosen is None:
         return _error(request, 404, "No such campaign", f"There is no Curiosity campaign called “{slug}”.")
     analysis = like_rates_by_source(campaigns=[chosen] if chosen else list(campaigns))
+    rows = [(r.label, r.rate_percent, r.low_percent, r.high_percent) for r in analysis.rates if r.messages]
+    chart = interval_chart("Like rate by fact source (95% Wilson interval)", rows, x_label="messages liked (%)", digits=1)
     return render(
-        request, "collect/curiosity_analysis.html", {"campaigns": campaigns, "chosen": chosen, "analysis": analysis}
+        request,
+        "collect/curiosity_analysis.html",
+        {"campaigns": campaigns, "chosen": chosen, "analysis": analysis, "like_chart": chart},
     )

@@ -166,6 +166,7 @@ CELERY_TASK_ROUTES = {
     "retrieval.tasks.*": {"queue": "index"},
     "collect.tasks.knowledge_rerank": {"queue": "rerank"},
     "collect.modelchat.tasks.*": {"queue": "models"},
+    "research.tasks.*": {"queue": "index"},  # dataset exports: slow, off the chat path
 }
 # Retrieval for the wizard after each message: "process" (the chat process's thread pool),
 # "celery" (the `default` queue, off the chat processes) or "auto": Celery when there is a broker.
@@ -185,7 +186,7 @@ CELERY_BEAT_SCHEDULE = {
     "knowledge-sweep": {"task": "collect.tasks.knowledge_sweep", "schedule": 30.0},
 }
 # Task modules outside an app's tasks.py, for workers to register.
-CELERY_IMPORTS = ["collect.modelchat.tasks"]
+CELERY_IMPORTS = ["collect.modelchat.tasks", "research.tasks"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -15,8 +15,8 @@ STAFF_TEMPLATES = {
     "annotate/jobs.html", "annotate/report.html", "annotate/results.html",
     "annotate/_chart.html", "annotate/_interval_chart.html", "annotate/_pairwise_results.html",
 }
-STAFF_DIRS = ("collect/research/",)
-STAFF_SCRIPTS = {"dashboard.js"}
+STAFF_DIRS = ("collect/research/", "research/")
+STAFF_SCRIPTS = {"dashboard.js", "charts.js", "research-export.js"}
 # Words that are the same in every language here: the product's name.
 ALLOWED_WORDS = {"Groundwork"}
 
@@ -109,6 +109,8 @@ def _is_prose(literal: str) -> bool:
         return False
     if templated:
         # Text around values ("${n} ticked"), unless it reads as a key, path or selector.
+        if re.search(r"[A-Za-z]{2,}[,;:]?\s+[A-Za-z]{2,}", body):
+            return True  # a phrase
         return not re.search(r"[\[\]#=/{}<>:.]", body) and not re.fullmatch(r"[a-z0-9]*[-_][a-z0-9_-]*", body)
     if " " not in body:
         # One word: a label ("Send") or a status ("sending…"), not an identifier, selector or verb.

@@ -13,5 +13,6 @@ urlpatterns = [
     path("annotate/", include("annotate.urls")),
     path("api/annotate/", include("annotate.api.urls")),
     path("api/research/", include("collect.review.api_urls")),
+    path("research/exports/", include("research.urls")),
     path("", include("collect.urls")),
 ]

@@ -5,8 +5,9 @@ CONTRACT:
 - passages_for_query(source_id=, query=, k=7, topic="", topic_weight=0.0, source_slug="") -> list[Passage]: top-k
   articles by TF-IDF for the query, each as {"title": str, "sentences": [str, ...]} (the lead
   paragraph split into sentences). With a topic and topic_weight > 0 the score is
-  cos(query, doc) + topic_weight * cos(topic, doc): a turn about "there" in a room about Mars finds
-  Mars's neighbours, not every article that mentions cold. Returns [] for an empty query. Raises
+  cos(query without the topic's terms, doc) + topic_weight * cos(topic, doc): a turn about "there"
+  in a room about Mars finds Mars's neighbours, not every article that mentions cold, and "Who
+  composed the music for Star Wars?" is asked for its composing and music, the topic counting once. Returns [] for an empty query. Raises
   IndexNotBuilt when the source has no index on disk. A caller that has the source's slug passes it
   as source_slug, which saves looking it up.
 - topic_passage(source_id=, title=, max_sentences=10) -> list[str]: the lead sentences of the
@@ -33,8 +34,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import TypedDict
 
+import numpy as np
 from django.conf import settings
 
 from groundwork import metrics
@@ -65,7 +68,10 @@ def passages_for_query(
     index = _index(source_id, source_slug)  # loaded once per process: not part of a retrieval's time
     with metrics.RETRIEVAL_SECONDS.time():
         if topic.strip() and topic_weight > 0:
-            hits = index.search_blend([(query, 1.0), (topic, topic_weight)], k=k)
+            topic_query = _lead_cache(index).topic_query(topic)
+            turn_rows, turn_weights = index.query_vector(query, without=topic_query.term_ids)
+            parts = [(turn_rows, turn_weights, 1.0), (topic_query.rows, topic_query.weights, topic_weight)]
+            hits = index.search_vectors(parts, k=k)
         else:
             hits = index.search(query, k=k)
         return _lead_cache(index).passages([pk for pk, _ in hits])
@@ -112,17 +118,41 @@ LEAD_CACHE_ARTICLES = 20_000
 # Imports only add articles, but one can be renamed or deleted in the admin: every process sees
 # that within this many seconds (an index build starts a new cache at once).
 LEAD_CACHE_SECONDS = 300.0
+TOPIC_QUERIES = 5_000  # topics' query parts kept per process (a campaign has tens to thousands of topics)
+
+
+@dataclass(frozen=True)
+class TopicQuery:
+    rows: np.ndarray  # the index rows of the topic's terms
+    weights: np.ndarray  # their normalised weights
+    term_ids: np.ndarray  # the topic's terms, left out of the turn's part
 
 
 class _LeadCache:
-    """The lead passages of one index build's articles, the least recently used dropped first."""
+    """The lead passages of one index build's articles, the least recently used dropped first, and
+    the query parts of the topics asked with it."""
 
     def __init__(self, index: TermMajorIndex, size: int, seconds: float) -> None:
         self.index = index
         self.size = size
         self.seconds = seconds
         self._items: OrderedDict[int, tuple[float, Passage]] = OrderedDict()  # id → (read at, passage)
+        self._topics: OrderedDict[str, TopicQuery] = OrderedDict()  # topic → its part of the query
         self._lock = threading.Lock()  # the chat processes retrieve from a thread pool
+
+    def topic_query(self, title: str) -> TopicQuery:
+        """The topic's part of a room's query, made once per topic (a room asks it at every turn)."""
+        with self._lock:
+            query = self._topics.get(title)
+            if query is not None:
+                self._topics.move_to_end(title)
+                return query
+        query = TopicQuery(*self.index.query_vector(title), term_ids=self.index.term_ids(title))
+        with self._lock:
+            self._topics[title] = query
+            while len(self._topics) > TOPIC_QUERIES:
+                self._topics.popitem(last=False)
+        return query
 
     def passages(self, article_ids: list[int]) -> list[Passage]:
         """Those articles' passages in the given order (fresh copies: callers may change them);

@@ -10,6 +10,12 @@ over the (pair, outcome) cells, so a round costs O(models²) whatever the number
 model never won or never lost (and the comparison graph connected); the default is small enough to
 leave real data unchanged to a fraction of a point. Bootstrap rounds use at least the default, so
 that a resample in which some model happens never to win still has finite scores.
+
+Honest by construction: a model with fewer than `min_battles` judgments (MIN_BATTLES, 10, by
+default) gets its point score and its number of battles but no interval and no rank, and is listed
+after the ranked models; so does every model when there is no bootstrap (`rounds=0`). Among the
+others, rank = 1 + the number of ranked models whose lower bound is above this one's upper bound
+(Chatbot Arena's rule), so models whose intervals overlap share a rank.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ OUTCOMES = ("model_a", "model_b", "tie")
 DEFAULT_PRIOR = 0.01
 TOLERANCE = 1e-10
 MAX_ITERATIONS = 10_000
+MIN_BATTLES = 10
 SCALE = 400 / np.log(10)  # natural-log strengths -> 400·log10 points
 
 
@@ -88,10 +95,15 @@ def fit(wins: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
 
 
 def leaderboard(
-    judgments: Iterable[tuple[str, str, str]], *, rounds: int = 1000, seed: int = 0, prior: float = DEFAULT_PRIOR
+    judgments: Iterable[tuple[str, str, str]],
+    *,
+    rounds: int = 1000,
+    seed: int = 0,
+    prior: float = DEFAULT_PRIOR,
+    min_battles: int = MIN_BATTLES,
 ) -> dict[str, dict[str, Any]]:
-    """name -> {score, lo, hi, rank, battles}: scores with mean 1000, 95% percentile bootstrap
-    interval, and rank = 1 + the number of models whose interval lies wholly above this one's."""
+    """name -> {score, lo, hi, rank, battles}: scores with mean 1000, the 95% percentile bootstrap
+    interval and the rank, both None below `min_battles` battles or without bootstrap rounds."""
     battles = battles_from(judgments)
     if len(battles.models) < 2:
         raise ValueError("a leaderboard needs judgments between at least two models")
@@ -99,26 +111,37 @@ def leaderboard(
     if not np.all(np.isfinite(point)):
         raise ValueError("the scores are unbounded (a model never won or never lost): use a prior above 0")
     scores = 1000 + SCALE * point
-    lo, hi = scores.copy(), scores.copy()
-    if rounds > 0:
-        samples = _bootstrap(battles, rounds=rounds, seed=seed, prior=prior, start=point)
-        lo, hi = np.percentile(1000 + SCALE * samples, [2.5, 97.5], axis=0)
     m = len(battles.models)
     played = np.zeros(m, dtype=np.int64)
     per_pair = battles.counts.sum(axis=1)
     np.add.at(played, battles.pairs[:, 0], per_pair)
     np.add.at(played, battles.pairs[:, 1], per_pair)
+    ranked = played >= max(min_battles, 1) if rounds > 0 else np.zeros(m, dtype=bool)
+    lo = hi = np.full(m, np.nan)
+    if ranked.any():
+        samples = _bootstrap(battles, rounds=rounds, seed=seed, prior=prior, start=point)
+        lo, hi = np.percentile(1000 + SCALE * samples, [2.5, 97.5], axis=0)
     board = {}
     for n, name in enumerate(battles.models):
-        above = int(np.sum(lo > hi[n]))
         board[name] = {
             "score": float(scores[n]),
-            "lo": float(lo[n]),
-            "hi": float(hi[n]),
-            "rank": 1 + above,
+            "lo": float(lo[n]) if ranked[n] else None,
+            "hi": float(hi[n]) if ranked[n] else None,
+            "rank": 1 + int(np.sum(lo[ranked] > hi[n])) if ranked[n] else None,
             "battles": int(played[n]),
         }
-    return dict(sorted(board.items(), key=lambda item: (-item[1]["score"], item[0])))
+    return dict(sorted(board.items(), key=lambda item: (item[1]["rank"] is None, -item[1]["score"], item[0])))
+
+
+def rank_text(row: dict[str, Any]) -> str:
+    return "–" if row["rank"] is None else str(row["rank"])
+
+
+def interval_text(row: dict[str, Any]) -> str:
+    """The row's interval for people: "lo – hi", or why it has none."""
+    if row["lo"] is None:
+        return "no interval yet" if row["battles"] else "no battles"
+    return f"{row['lo']:.0f} – {row['hi']:.0f}"
 
 
 def _bootstrap(battles: Battles, *, rounds: int, seed: int, prior: float, start: np.ndarray) -> np.ndarray:

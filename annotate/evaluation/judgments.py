@@ -1,6 +1,8 @@
 """Reading a JSON Lines file of pairwise outcomes: one {"model_a", "model_b", "winner"} per line,
-winner "model_a", "model_b" or "tie". Other keys are allowed (and ignored), blank lines skipped;
-anything else is an error naming its line."""
+winner "model_a", "model_b" or "tie". Two optional keys are read: "question" (a string: the ACUTE
+question the judgment answers, so that each question gets its own leaderboard) and "counted" (false:
+the judge failed the control pairs, and the line is left out). Other keys are allowed (and ignored),
+blank lines skipped; anything else is an error naming its line."""
 
 from __future__ import annotations
 
@@ -15,7 +17,14 @@ class JudgmentFileError(ValueError):
 
 
 def parse_judgments(lines: Iterable[str]) -> list[tuple[str, str, str]]:
-    judgments = []
+    """The counted judgments as (model_a, model_b, winner), whatever their question."""
+    return [triple for _question, triple in parse_judgments_by_question(lines)]
+
+
+def parse_judgments_by_question(lines: Iterable[str]) -> list[tuple[str | None, tuple[str, str, str]]]:
+    """(question or None, (model_a, model_b, winner)) per counted judgment."""
+    judgments: list[tuple[str | None, tuple[str, str, str]]] = []
+    left_out = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -34,9 +43,18 @@ def parse_judgments(lines: Iterable[str]) -> list[tuple[str, str, str]]:
             raise JudgmentFileError(f"{where}: model_a and model_b are the same model ({record['model_a']!r})")
         if record.get("winner") not in OUTCOMES:
             raise JudgmentFileError(f"{where}: winner must be one of {', '.join(OUTCOMES)}, not {record.get('winner')!r}")
-        judgments.append((record["model_a"], record["model_b"], record["winner"]))
+        question, counted = record.get("question"), record.get("counted", True)
+        if question is not None and (not isinstance(question, str) or not question.strip()):
+            raise JudgmentFileError(f"{where}: question must be a non-empty string when given")
+        if not isinstance(counted, bool):
+            raise JudgmentFileError(f"{where}: counted must be true or false when given, not {counted!r}")
+        if not counted:
+            left_out += 1
+            continue
+        judgments.append((question, (record["model_a"], record["model_b"], record["winner"])))
     if not judgments:
-        raise JudgmentFileError("the file holds no judgments")
-    if len({name for a, b, _ in judgments for name in (a, b)}) < 2:
+        extra = f" ({left_out} left out as not counted)" if left_out else ""
+        raise JudgmentFileError(f"the file holds no counted judgments{extra}")
+    if len({name for _q, (a, b, _w) in judgments for name in (a, b)}) < 2:
         raise JudgmentFileError("the judgments name fewer than two models")
     return judgments

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Iterable
 
+from collect.exporters import export_progress_tick
+
 
 def write_json_object(path: Path, entries: Iterable[tuple[str, object]]) -> int:
     """Write {key: value, ...} one entry at a time, byte for byte what json.dumps(dict) writes (the
@@ -20,6 +22,7 @@ def write_json_object(path: Path, entries: Iterable[tuple[str, object]]) -> int:
             for key, value in entries:
                 handle.write(f"{', ' if count else ''}{json.dumps(key)}: {json.dumps(value)}")
                 count += 1
+                export_progress_tick()
             handle.write("}")
         os.replace(temp, path)
     finally:

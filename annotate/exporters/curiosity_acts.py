@@ -28,5 +28,7 @@ def export_curiosity_acts(*, job: Job, path: Path) -> int:
         if "annotated" in dialog or acts:
             dialog["annotated"] = acts is not None
         dialogs.append(dialog)
-    write_json_object(path, [("dialogs", dialogs), *job.source.get("extra", {}).items()])
+    extra = job.source.get("extra", {})
+    order = job.source.get("order") or ["dialogs", *extra]
+    write_json_object(path, [(key, dialogs if key == "dialogs" else extra[key]) for key in order])
     return len(dialogs)

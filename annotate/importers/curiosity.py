@@ -23,7 +23,9 @@ def import_file(path: Path, options: dict[str, Any]) -> dict[str, Any]:
         raise ImportFailure('a Curiosity file is an object {"dialogs": [...], ...}')
     role = role_of(options)
     specs = [item_spec(n, dialog, role=role) for n, dialog in enumerate(data["dialogs"])]
-    source = {"dataset": "curiosity", "file": path.name, "extra": {k: v for k, v in data.items() if k != "dialogs"}}
+    # The file's own key order ("dialogs" among the others), which a JSON column need not keep.
+    source = {"dataset": "curiosity", "file": path.name, "extra": {k: v for k, v in data.items() if k != "dialogs"},
+              "order": list(data)}
     with transaction.atomic():
         job = target_job(path, options, kind=JobKind.DIALOG_ACTS, create_fresh=False, source=source)
         added = items_add(job=job, specs=specs)

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 from django.db import transaction
 
-from annotate.importers import ImportFailure, read_json, require, role_of, target_job
+from annotate.importers import ImportFailure, is_str_list, read_json, require, role_of, target_job
 from annotate.models import ItemRole, JobKind
 from annotate.services.candidates import NO_PASSAGES_USED, relevance_payload
 from annotate.services.jobs import ITEM_NAMESPACE, ItemSpec, items_add
@@ -35,6 +35,7 @@ def dialogue_specs(n: int, dialogue: Any, options: dict[str, Any]) -> Iterator[I
     require(isinstance(dialogue, dict) and isinstance(dialogue.get("dialog"), list), where, "needs a dialog list")
     topic = dialogue.get("chosen_topic")
     require(isinstance(topic, str), where, "chosen_topic must be a string")
+    require(is_str_list(dialogue.get("chosen_topic_passage") or []), where, "chosen_topic_passage must be a list of strings")
     turns = dialogue["dialog"]
     for i, turn in enumerate(turns):
         require(isinstance(turn, dict) and isinstance(turn.get("text"), str), f"{where}, turn {i}", "needs text")
@@ -47,8 +48,18 @@ def dialogue_specs(n: int, dialogue: Any, options: dict[str, Any]) -> Iterator[I
         for source, back in (("partner", 1), ("self", 2)):
             if i - back >= 0:
                 for index, passage in enumerate(turns[i - back].get("retrieved_passages") or []):
+                    require(
+                        isinstance(passage, dict) and len(passage) == 1 and is_str_list(next(iter(passage.values()))),
+                        f"{where}, turn {i - back}",
+                        f"retrieved_passages[{index}] must be a one-key object {{title: [sentences]}}",
+                    )
                     (title, sentences), = passage.items()
                     shown.append({"source": source, "passage": index, "title": title, "sentences": sentences})
+        for field in ("checked_sentence", "checked_passage"):
+            # {} on a few wizard turns of the original release: no gold for that turn.
+            value = turn.get(field) or {}
+            require(isinstance(value, dict) and all(isinstance(v, str) for v in value.values()),
+                    f"{where}, turn {i}", f"{field} must be an object {{key: text}}")
         article = next(iter((turn.get("checked_passage") or {}).values()), None)
         context = [t["text"] for t in turns[:i]]
         payload = relevance_payload(

@@ -1,5 +1,6 @@
 """A model-chat campaign's results: its conversations (collect.modelchat's selector) and the
-pairwise jobs built from it, put through annotate.evaluation.results."""
+pairwise jobs built from it, put through annotate.evaluation.results; the pairwise judgments also
+per ACUTE question (all the campaign's jobs asking it pooled: one leaderboard per question)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 
 from annotate.evaluation.results import evaluation_results
 from annotate.models import Job, JobKind
-from annotate.selectors.pairs import LEADERBOARD_ROUNDS, pairwise_section
+from annotate.selectors.pairs import LEADERBOARD_ROUNDS, pair_check_failures, pair_outcomes, pairwise_results, pairwise_section
+from annotate.services.pairs import ACUTE_QUESTIONS
 from collect.modelchat.selectors import modelchat_conversations, modelchat_settings
 from collect.models import Campaign
 
@@ -20,14 +22,36 @@ def campaign_pairwise_jobs(*, campaign: Campaign) -> list[Job]:
 def campaign_evaluation(*, campaign: Campaign, rounds: int = LEADERBOARD_ROUNDS) -> dict[str, Any]:
     settings = modelchat_settings(campaign=campaign)
     conversations = modelchat_conversations(campaigns=[campaign.slug])
-    pairwise = [
-        {"job": job.slug, "name": job.name, **pairwise_section(job=job, rounds=rounds)["pairwise"]}
-        for job in campaign_pairwise_jobs(campaign=campaign)
-    ]
+    jobs = campaign_pairwise_jobs(campaign=campaign)
+    pairwise = [{"job": job.slug, "name": job.name, **pairwise_section(job=job, rounds=rounds)["pairwise"]} for job in jobs]
     results = evaluation_results(
         conversations,
         questions=[q.key for q in settings.questions],
         problems=list(settings.problems),
         pairwise=pairwise,
     )
-    return {"campaign": {"slug": campaign.slug, "name": campaign.name}, **results}
+    return {
+        "campaign": {"slug": campaign.slug, "name": campaign.name},
+        **results,
+        "pairwise_by_question": pairwise_by_question(jobs=jobs, rounds=rounds),
+    }
+
+
+def pairwise_by_question(*, jobs: list[Job], rounds: int = LEADERBOARD_ROUNDS) -> list[dict[str, Any]]:
+    """One leaderboard per ACUTE question asked by these jobs, in the questions' order: the counted
+    judgments of every job asking it, with the jobs and how many judges were left out."""
+    by_question: dict[str, list[Job]] = {}
+    for job in jobs:
+        by_question.setdefault(job.question or "engaging", []).append(job)
+    sections = []
+    for question in [q for q in ACUTE_QUESTIONS if q in by_question]:
+        asked = by_question[question]
+        outcomes = [outcome for job in asked for outcome in pair_outcomes(job=job)]
+        sections.append({
+            "question": str(question),
+            "text": ACUTE_QUESTIONS[question]["question"],
+            "jobs": [job.slug for job in asked],
+            "excluded_judges": sum(len(pair_check_failures(job=job)) for job in asked),
+            **pairwise_results(outcomes, rounds=rounds),
+        })
+    return sections

@@ -13,7 +13,7 @@ from collections import defaultdict
 from statistics import fmean
 from typing import Any
 
-from annotate.evaluation.bradley_terry import leaderboard
+from annotate.evaluation.bradley_terry import MIN_BATTLES, leaderboard
 from annotate.evaluation.stats import win_rate_test
 from annotate.models import Assignment, AssignmentStatus, ItemRole, Job, JobKind
 from collect.models import Worker
@@ -79,7 +79,7 @@ def pairwise_results(outcomes: list[dict[str, Any]], *, rounds: int = LEADERBOAR
         win_rates.append({"model_a": a, "model_b": b, **win_rate_test(wins, losses, ties)})
     triples = [(o["model_a"], o["model_b"], o["winner"]) for o in outcomes]
     board = leaderboard(triples, rounds=rounds) if len(models) >= 2 else {}
-    return {"judgments": len(outcomes), "win_rates": win_rates, "leaderboard": board}
+    return {"judgments": len(outcomes), "win_rates": win_rates, "leaderboard": board, "min_battles": MIN_BATTLES}
 
 
 def pairwise_section(*, job: Job, rounds: int = LEADERBOARD_ROUNDS) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from annotate.models import DIALOG_ACTS, Assignment, AssignmentStatus, Item, Ite
 from annotate.selectors.labels import Tally, dialog_act_labels, relevance_tallies, task_answers
 from annotate.selectors.pairs import pairwise_section
 from annotate.selectors.progress import job_progress
+from annotate.selectors.relevance_agreement import UNIT as RELEVANCE_UNIT, relevance_agreements
 from collect.models import Worker
 
 
@@ -43,11 +44,13 @@ def annotation_report(*, job: Job) -> dict[str, Any]:
         decisions = _pair_decisions(answers)
         triples = [(coder, unit, value) for unit, values in decisions.items() for coder, value in values.items()]
         units = sum(1 for values in decisions.values() if len(values) >= 2)
-        report["agreement"] = {"measure": "krippendorff_alpha", "value": agreement.krippendorff_alpha(triples), "units": units}
+        report["agreement"] = {"measure": "krippendorff_alpha", "value": agreement.krippendorff_alpha(triples), "units": units,
+                               "unit": "a pair of conversations; each annotator's value: the winner chosen"}
         report.update(pairwise_section(job=job))
     else:
         decisions = _act_decisions(job, answers)
         report.update(_dialog_act_section(job, decisions))
+    report.setdefault("agreements", [report["agreement"]])
     report["annotators"] = _annotators(job, agreement.majority_agreement(decisions))
     return report
 
@@ -84,18 +87,8 @@ def _pair_decisions(answers: list[dict[str, Any]]) -> dict[Any, dict[Any, str]]:
 
 def _relevance_section(job: Job) -> dict[str, Any]:
     tallies = relevance_tallies(job, complete_only=True)
-    raters = Counter(t.annotators for t in tallies).most_common(1)
-    n = raters[0][0] if raters else 0
-    table = [[t.selected[c], n - t.selected[c]] for t in tallies if t.annotators == n for c in range(len(t.selected))]
-    return {
-        "agreement": {
-            "measure": "fleiss_kappa",
-            "value": agreement.fleiss_kappa(table) if n >= 2 else None,
-            "units": len(table),
-            "raters_per_unit": n,
-        },
-        "relevance": _relevance_figures(tallies, job.relevance_threshold),
-    }
+    kappa, alpha = relevance_agreements(tallies)
+    return {"agreement": kappa, "agreements": [kappa, alpha], "relevance": _relevance_figures(tallies, job.relevance_threshold)}
 
 
 def _relevance_partial(job: Job, decisions: dict[Any, dict[Any, bool]]) -> dict[str, Any] | None:
@@ -118,6 +111,7 @@ def _relevance_partial(job: Job, decisions: dict[Any, dict[Any, bool]]) -> dict[
             "measure": "krippendorff_alpha",
             "value": agreement.krippendorff_alpha(triples),
             "units": sum(1 for values in decisions.values() if len(values) >= 2),
+            "unit": RELEVANCE_UNIT,
         },
         "relevance": _relevance_figures(tallies, job.relevance_threshold),
     }
@@ -166,6 +160,7 @@ def _dialog_act_section(job: Job, decisions: dict[Any, dict[Any, str]]) -> dict[
             "measure": "krippendorff_alpha",
             "value": agreement.krippendorff_alpha(triples),
             "units": sum(1 for values in decisions.values() if len(values) >= 2),
+            "unit": "a (message, dialog act) pair; each annotator's value: the act given or not",
         },
         "dialog_acts": {
             "dialogs": len(labels),

@@ -45,7 +45,7 @@ ACUTE_QUESTIONS: dict[str, dict[str, str]] = {
         "option": gettext_noop("{speaker} is more knowledgeable"),
     },
 }
-REASON_PROMPT = gettext_noop("Please briefly explain your choice (a few words or a sentence).")
+REASON_PROMPT = gettext_noop("Please provide a brief justification for your choice (a few words or a sentence)")  # ACUTE-Eval's wording
 MIN_REASON_CHARS = 3
 MAX_REASON_CHARS = 500
 MAX_TURNS = 200

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -25,6 +26,16 @@ EXPORTERS: dict[str, str] = {
     "duconv": "collect.exporters.duconv.export",
     "modelchat": "collect.exporters.modelchat.export",
 }
+
+
+# Called once per item written, where someone watches an export's progress (the browser exports).
+export_progress: ContextVar[Callable[[], None] | None] = ContextVar("export_progress", default=None)
+
+
+def export_progress_tick() -> None:
+    callback = export_progress.get()
+    if callback is not None:
+        callback()
 
 
 class ExportError(Exception):
@@ -94,13 +105,15 @@ class JsonListFiles:
     previous files untouched and never a half-written one.
     """
 
-    def __init__(self, out_dir: Path, names: Iterable[str], *, head: str = "[", tail: str = "\n]\n") -> None:
+    def __init__(
+        self, out_dir: Path, names: Iterable[str], *, head: str | dict[str, str] = "[", tail: str | dict[str, str] = "\n]\n"
+    ) -> None:
         """`head` and `tail` enclose the items: a bare list by default, or a list inside an object
-        (Curiosity's `{"dialogs": [...], "db_checksum": ...}`)."""
+        (Curiosity's `{"dialogs": [...], "db_checksum": ...}`); one for every file, or one per file name."""
         self.out_dir = out_dir
-        self.head = head
-        self.tail = tail
         self.counts: dict[str, int] = {name: 0 for name in names}
+        self.heads = head if isinstance(head, dict) else dict.fromkeys(self.counts, head)
+        self.tails = tail if isinstance(tail, dict) else dict.fromkeys(self.counts, tail)
         self._temps: dict[str, Path] = {}
         self._handles: dict[str, IO[str]] = {}
         # ensure_ascii: a pure-ASCII file reads the same whatever locale the loader runs under.
@@ -113,7 +126,7 @@ class JsonListFiles:
                 temp = self.out_dir / f".{name}.{os.getpid()}.tmp"
                 self._temps[name] = temp
                 self._handles[name] = temp.open("w", encoding="utf-8")
-                self._handles[name].write(self.head)
+                self._handles[name].write(self.heads[name])
         except BaseException:
             self._discard()
             raise
@@ -124,6 +137,7 @@ class JsonListFiles:
         handle.write(",\n" if self.counts[name] else "\n")
         handle.write(self._encoder.encode(item))
         self.counts[name] += 1
+        export_progress_tick()
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -132,8 +146,8 @@ class JsonListFiles:
             self._discard()
             return
         try:
-            for handle in self._handles.values():
-                handle.write(self.tail)
+            for name, handle in self._handles.items():
+                handle.write(self.tails[name])
                 handle.close()
         except BaseException:
             self._discard()

@@ -3,8 +3,9 @@
 (SCHEMAS.md section 2), which the Curiosity reader opens from the same folder and checks against
 `db_checksum`.
 
-Imported dialogs keep the split file they came from and every field they had; collected ones are
-split by hashing, like the WoW exporter: hash(seed, topic) holds a topic out entirely
+Imported dialogs keep the split file they came from and every field they had, and each file the
+file-level keys its imported file had (collect.exporters.curiosity_files); collected ones (and
+imported ones whose import asked for `--split hash`) are split by hashing, like the WoW exporter: hash(seed, topic) holds a topic out entirely
 (`test_zero`, unseen topics), hash(seed, room) picks val / test / train among the others. All
 exported campaigns must share one knowledge source: its fact db is the one the `fid`s refer to; and
 no two exported dialogs may share a `dialog_id`.
@@ -12,7 +13,6 @@ no two exported dialogs may share a `dialog_id`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -20,6 +20,7 @@ from django.db.models import BigIntegerField, Count, Exists, OuterRef, QuerySet
 from django.db.models.functions import Coalesce
 
 from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, stable_fraction
+from collect.exporters.curiosity_files import file_frame
 from collect.exporters.labels import DIALOG_ACTS, message_labels
 from collect.models import Assignment, Campaign, CuriosityDialog, Message, Protocol, RoomStatus
 from retrieval.curiosity.factdb import FactDbError, factdb_missing, factdb_write
@@ -61,7 +62,7 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
         except FactDbError as error:
             raise ExportError(str(error)) from error
     skipped = 0
-    with dialog_files(out_dir, [FILES[s] for s in SPLITS], checksum) as files:
+    with dialog_files(out_dir, campaigns, checksum, notes) as files:
         for dialog, messages, ids in iter_dialogs(dialogs, chunk_size=options.chunk_size):
             if not messages:
                 skipped += 1
@@ -222,7 +223,12 @@ def _with_extra(out: dict[str, Any], extra: dict[str, Any] | None) -> dict[str, 
     return {key: value for key, value in out.items() if key not in absent}
 
 
-def dialog_files(out_dir: Path, names: list[str], checksum: str) -> JsonListFiles:
+def dialog_files(out_dir: Path, campaigns: list[Campaign], checksum: str, notes: list[str]) -> JsonListFiles:
     """Curiosity's split files, written one dialog at a time and renamed into place only when every
-    one is complete: `{"dialogs": [...], "db_checksum": "<md5 of the fact db>"}`."""
-    return JsonListFiles(out_dir, names, head='{"dialogs": [', tail=f'\n], "db_checksum": {json.dumps(checksum)}}}\n')
+    one is complete: `{"dialogs": [...], "db_checksum": "<md5 of the fact db>"}`, with the other
+    file-level keys an imported file of that split had, where it had them."""
+    heads, tails = {}, {}
+    for split in SPLITS:
+        heads[FILES[split]], tails[FILES[split]], more = file_frame(campaigns, split, checksum)
+        notes.extend(more)
+    return JsonListFiles(out_dir, list(heads), head=heads, tail=tails)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from collect.exporters import ExportError, ExportOptions, ExportResult, stable_fraction
+from collect.exporters import ExportError, ExportOptions, ExportResult, export_progress_tick, stable_fraction
 from collect.models import Campaign, DuConvSession, Message, Protocol, RoomStatus
 
 SPLITS = ("train", "dev", "test")
@@ -39,6 +39,7 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
             for record in _records(session, conversation, samples=getattr(options, "samples", False)):
                 handles[split].write(json.dumps(record, ensure_ascii=False) + "\n")
                 counts[files[split]] += 1
+            export_progress_tick()  # one per session
     except BaseException:
         for handle in handles.values():
             handle.close()

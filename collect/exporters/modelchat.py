@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from collect.exporters import ExportError, ExportOptions, ExportResult
+from collect.exporters import ExportError, ExportOptions, ExportResult, export_progress_tick
 from collect.exporters.labels import companions_write
 from collect.modelchat.selectors import Conversation, modelchat_conversations
 from collect.models import Campaign, Protocol, RoomStatus
@@ -83,6 +83,7 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
                     continue
                 handle.write(json.dumps(conversation_record(conversation), ensure_ascii=False) + "\n")
                 written += 1
+                export_progress_tick()
         temp.replace(out_dir / FILE)
     finally:
         temp.unlink(missing_ok=True)

@@ -1,9 +1,10 @@
 """Wizard of Wikipedia exporter: rooms -> the five JSON files ParlAI's `wizard_of_wikipedia`
-teachers read (SCHEMAS.md section 1).
+teachers read (SCHEMAS.md section 1), and `data.json` with all of their dialogues, as the release has.
 
 Splits are decided by hashing, never by counting, so that a dialogue keeps its file as data grows:
 hash(seed, topic) holds a topic out entirely (`*_topic_split`, unseen topics); among the other
-topics hash(seed, room id) picks train / `valid_random_split` / `test_random_split`.
+topics hash(seed, room id) picks train / `valid_random_split` / `test_random_split`. Wizard turns
+of the valid and test files carry `candidate_responses` (collect.exporters.wow_candidates).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from uuid import UUID
 from django.db.models import QuerySet
 
 from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, stable_fraction
+from collect.exporters.wow_candidates import CandidatePools
 from collect.models import Campaign, Decision, Message, Protocol, Room, RoomStatus
 
 TRAIN = "train.json"
@@ -25,6 +27,10 @@ VALID_TOPIC = "valid_topic_split.json"
 TEST_RANDOM = "test_random_split.json"
 TEST_TOPIC = "test_topic_split.json"
 FILES = (TRAIN, VALID_RANDOM, VALID_TOPIC, TEST_RANDOM, TEST_TOPIC)
+CANDIDATE_FILES = (VALID_RANDOM, VALID_TOPIC, TEST_RANDOM, TEST_TOPIC)  # wizard turns carry candidate_responses
+# Every dialogue of the five files, without candidates, as the release's data.json: ParlAI's
+# WizardDialogKnowledgeTeacher reads it (word frequencies for its rare-word F1) and fails without it.
+ALL_DIALOGUES = "data.json"
 
 NO_PASSAGES_USED = "no_passages_used"
 # Only on dialogues that ended early (exported with --include-incomplete): true, and why it ended.
@@ -41,14 +47,25 @@ _MESSAGE_FIELDS = ("room_id", "seq", "role", "text", "retrieved_passages", "chec
 
 def export(out_dir: Path, options: ExportOptions) -> ExportResult:
     rooms = rooms_to_export(options)
+    pools = CandidatePools(
+        rooms=rooms, files=CANDIDATE_FILES, file_of=lambda topic, pk: split_for(topic, pk, options), seed=options.seed
+    )
     skipped = 0
-    with JsonListFiles(out_dir, FILES) as files:
+    with JsonListFiles(out_dir, (*FILES, ALL_DIALOGUES)) as files:
         for room, messages in iter_rooms_with_messages(rooms, chunk_size=options.chunk_size):
             if not messages:
                 skipped += 1
                 continue
-            files.write(split_for(room["topic"], room["id"], options), dialogue(room, messages))
-    return ExportResult(counts=dict(files.counts), skipped_empty=skipped)
+            file = split_for(room["topic"], room["id"], options)
+            out = dialogue(room, messages)
+            files.write(ALL_DIALOGUES, out)
+            if file in CANDIDATE_FILES:
+                for message, entry in zip(messages, out["dialog"]):
+                    if message["role"] == "wizard":
+                        entry["candidate_responses"] = pools.draw(file, room["id"], message["seq"], message["text"])
+            files.write(file, out)
+    counts = {name: files.counts[name] for name in FILES}  # data.json repeats them: not counted twice
+    return ExportResult(counts=counts, skipped_empty=skipped, notes=pools.notes())
 
 
 def rooms_to_export(options: ExportOptions) -> QuerySet[Room]:

@@ -9,6 +9,11 @@ the file's own pseudonymous ids. The fact db the dialogs' `fid`s refer to comes 
 the store. Without it the dialogs are imported anyway, every fact reference (`fid`, `used`, `source`)
 kept as given, so they export identically and can be labeled; only the fact texts are missing
 (`facts_missing`) until an import with `facts` brings the db into the source that waits for it.
+
+The split is the given one, else the one the file name names (`curiosity_dialogs.val.json`); a
+file whose name names none is refused unless `split="hash"` asks the export to split it by hash.
+The file-level keys (`db_checksum`, `source_checksum`, `generated_time`, ...) are kept per split
+and written back (collect.exporters.curiosity_files).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from typing import Any
 from django.db import transaction
 
 from collect.exporters.curiosity import ABSENT, FLAG_DEFAULTS, SPLITS
+from collect.exporters.curiosity_files import FileKeysConflict, file_keys_of, file_keys_remember
+from collect.importers import split_chosen
 from collect.models import Assignment, AssignmentStatus, Campaign, CuriosityDialog, Message, Protocol, Room, RoomStatus, Worker
 from retrieval.curiosity.factdb import FactDbError, factdb_expect, factdb_import, factdb_missing, md5_file
 from retrieval.models import FactDatabase
@@ -69,11 +76,16 @@ def curiosity_import(
 ) -> CuriosityImportResult:
     data = _read(path)
     checksum = data["db_checksum"]
-    split = split if split is not None else _split_of(path)
     dialogs = [_parse(index, raw) for index, raw in enumerate(data["dialogs"])]
+    split = _split_of(path, split)
     with transaction.atomic():
         fact_source, fact_counts = _fact_source(checksum, facts, source, path)
         target = _campaign(campaign or f"curiosity-import-{checksum[:8]}", fact_source, dialogs)
+        if split:
+            try:
+                file_keys_remember(campaign=target, split=split, keys=file_keys_of(data), file=path.name)
+            except FileKeysConflict as error:
+                raise CuriosityImportError(str(error)) from error
         present = set(CuriosityDialog.objects.filter(room__campaign=target).values_list("dialog_id", flat=True))
         result = CuriosityImportResult(target.slug, fact_source.slug, split, facts=fact_counts)
         result.facts_missing = factdb_missing(source_id=fact_source.pk) is not None
@@ -96,9 +108,9 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _split_of(path: Path) -> str:
-    match = SPLIT_NAME.search(path.name)
-    return match.group(1) if match and match.group(1) in SPLITS else ""
+def _split_of(path: Path, given: str | None) -> str:
+    return split_chosen(path=path, given=given, splits=SPLITS, name=SPLIT_NAME, fail=CuriosityImportError,
+                        named=f"curiosity_dialogs.<{'|'.join(SPLITS)}>.json", items="dialogs")
 
 
 def _fact_source(checksum: str, facts: Path | None, slug: str, path: Path) -> tuple[Any, dict[str, int]]:
@@ -276,11 +288,13 @@ def import_file(path: Path, options: dict[str, Any]) -> dict[str, Any]:
     facts = options.get("facts")
     if facts is None and (path.parent / "wiki_sql.sqlite.db").is_file():
         facts = path.parent / "wiki_sql.sqlite.db"
-    result = curiosity_import(path=path, facts=Path(facts) if facts else None, campaign=options.get("campaign") or "")
+    result = curiosity_import(
+        path=path, facts=Path(facts) if facts else None, campaign=options.get("campaign") or "", split=options.get("split")
+    )
     return {
         "campaign": result.campaign,
         "source": result.source,
-        "split": result.split or "(by hash at export)",
+        "split": result.split or "(by hash at export, as asked)",
         "dialogs": result.dialogs,
         "messages": result.messages,
         "present": result.already_present,

@@ -2,8 +2,9 @@
 section 4) as complete rooms of an inactive DuConv campaign (the agent speaks the even turns), so
 that they can be scored and exported again. Their triples go into the campaign's knowledge graph.
 
-The split is the one the file name names (train, dev or test, e.g. `dev.txt`), else the export's
-hash split; sessions keep their file order. Values are stored exactly as read, so an export writes
+The split is the given one (`--split train|dev|test`), else the one the file name names (e.g.
+`dev.txt`); a file whose name names none is refused unless `--split hash` asks every export to
+split its sessions by hash. Sessions keep their file order. Values are stored exactly as read, so an export writes
 every line back as it was. A bad line stops the import with its line number; nothing is stored."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from django.db import transaction
 
+from collect.importers import split_chosen
 from collect.models import Assignment, AssignmentStatus, Campaign, DuConvSession, Message, Protocol, Room, RoomStatus, Worker
 from collect.protocols.duconv import AGENT, USER
 from retrieval.graph.services import GoalError, goal_shape_check, triples_import
@@ -24,6 +26,7 @@ from retrieval.graph.services import GoalError, goal_shape_check, triples_import
 PLATFORM = "duconv"
 KEYS = ("goal", "knowledge", "conversation")
 SPLIT_IN_NAME = re.compile(r"(?:^|[^a-z])(train|dev|test)(?:[^a-z]|$)")
+SPLITS = ("train", "dev", "test")
 
 
 class DuConvImportError(ValueError):
@@ -41,6 +44,9 @@ def parse_line(number: int, raw: bytes) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise DuConvImportError(f"{where}: expected a JSON object, got {type(obj).__name__}")
     missing = [k for k in KEYS if k not in obj]
+    if missing == ["conversation"] and "response" in obj:
+        raise DuConvImportError(f"{where}: a test-format sample (history, response), not a session: "
+                                "only train/dev session files (goal, knowledge, conversation) import as rooms")
     if missing:
         raise DuConvImportError(f"{where}: missing {', '.join(repr(k) for k in missing)}")
     try:
@@ -59,19 +65,19 @@ def parse_line(number: int, raw: bytes) -> dict[str, Any]:
     return {"goal": obj["goal"], "knowledge": knowledge, "conversation": conversation, "extra": extra or None}
 
 
-def split_of(path: Path) -> str:
-    match = SPLIT_IN_NAME.search(path.name.lower())
-    return match.group(1) if match else ""
+def split_of(path: Path, given: str | None = None) -> str:
+    return split_chosen(path=path, given=given, splits=SPLITS, name=SPLIT_IN_NAME, fail=DuConvImportError,
+                        named="train, dev or test", items="sessions")
 
 
-def duconv_import(*, path: Path, campaign: str = "") -> dict[str, Any]:
+def duconv_import(*, path: Path, campaign: str = "", split: str | None = None) -> dict[str, Any]:
+    split = split_of(path, split)
     data = path.read_bytes()
     sessions = [parse_line(n, raw) for n, raw in enumerate(data.splitlines(), start=1) if raw.strip()]
     if not sessions:
         raise DuConvImportError(f"{path}: no sessions")
     digest = hashlib.sha256(data).hexdigest()[:10]
     slug = campaign or f"duconv-import-{digest}"
-    split = split_of(path)
     with transaction.atomic():
         if Campaign.objects.filter(slug=slug).exists():
             raise DuConvImportError(f"campaign {slug!r} already exists: this file was imported before")
@@ -99,7 +105,7 @@ def duconv_import(*, path: Path, campaign: str = "") -> dict[str, Any]:
         DuConvSession.objects.bulk_create(rows)
         Assignment.objects.bulk_create(seats)
         Message.objects.bulk_create(messages, batch_size=2000)
-    return {"campaign": slug, "split": split or "(by hash at export)", "sessions": len(rooms),
+    return {"campaign": slug, "split": split or "(by hash at export, as asked)", "sessions": len(rooms),
             "messages": len(messages), "triples": graph.created}
 
 
@@ -113,4 +119,4 @@ def import_file(path: Path, options: dict[str, Any]) -> dict[str, Any]:
     """The `import_dataset duconv FILE [--job SLUG]` entry (--job names the campaign)."""
     if not path.is_file():
         raise DuConvImportError(f"{path}: no such file")
-    return duconv_import(path=path, campaign=options.get("job") or "")
+    return duconv_import(path=path, campaign=options.get("job") or "", split=options.get("split"))

@@ -6,8 +6,6 @@ its knowledge is [[subject, property, value], ...] (GoalBot is the DuConv agent)
 
 from __future__ import annotations
 
-import threading
-import time
 from typing import Any
 
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -39,51 +37,33 @@ class KnowledgeBot:
         return {"text": best, "knowledge_used": best}
 
 
-class WizardReplyBot:
-    """Answers with the collected wizard reply (from WoW rooms, people only) most similar by
-    TF-IDF to the evaluator's last message and the topic. The reply bank is rebuilt when it is
-    older than `refresh_seconds`."""
-
-    def __init__(self, refresh_seconds: float = 300.0, max_replies: int = 50_000) -> None:
-        self.refresh_seconds, self.max_replies = refresh_seconds, max_replies
-        self._lock = threading.Lock()
-        self._built_at = float("-inf")
-        self._replies: list[str] = []
-        self._vectorizer: TfidfVectorizer | None = None
-        self._matrix: Any = None
-
-    def _bank(self) -> None:
-        from collect.models import Message, Protocol
-
-        with self._lock:
-            if time.monotonic() - self._built_at < self.refresh_seconds:
-                return
-            texts = (
-                Message.objects.filter(role="wizard", room__campaign__protocol=Protocol.WOW)
-                .order_by("-pk")
-                .values_list("text", flat=True)[: self.max_replies]
-            )
-            self._replies = list(dict.fromkeys(t.strip() for t in texts if t.strip()))
-            if self._replies:
-                self._vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, stop_words="english")
-                try:
-                    self._matrix = self._vectorizer.fit_transform(self._replies)
-                except ValueError:  # only stop words: nothing to match on
-                    self._replies = []
-            self._built_at = time.monotonic()
+class TfidfKnowledgeBot:
+    """Answers with the knowledge sentence most similar by TF-IDF (fitted on this turn's knowledge)
+    to the evaluator's last message and the topic, never one already said. It reads only the
+    knowledge a wizard would see, never other people's chats, so it cannot repeat another
+    participant's words. Unlike KnowledgeBot it ignores the live ranker and the older turns."""
 
     def respond(self, context: dict[str, Any]) -> dict[str, Any]:
-        self._bank()
         history = context.get("history", [])
-        if not self._replies or self._vectorizer is None:
-            return {"text": FALLBACK}
-        query = " ".join([context.get("topic", ""), *(history[-1:])])
-        scores = (self._vectorizer.transform([query]) @ self._matrix.T).toarray()[0]
         said = _said(history)
-        for index in scores.argsort()[::-1]:
-            if self._replies[index].lower() not in said:
-                return {"text": self._replies[index]}
-        return {"text": FALLBACK}
+        sentences = list(dict.fromkeys(
+            s.strip()
+            for p in context.get("knowledge", [])
+            if isinstance(p, dict)
+            for s in p.get("sentences") or []
+            if isinstance(s, str) and s.strip() and s.strip().lower() not in said
+        ))
+        if not sentences:
+            return {"text": FALLBACK}
+        vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, stop_words="english")
+        try:
+            matrix = vectorizer.fit_transform(sentences)
+        except ValueError:  # only stop words: nothing to match on, so the first sentence (the topic's)
+            return {"text": sentences[0], "knowledge_used": sentences[0]}
+        query = " ".join([context.get("topic", ""), *(history[-1:])])
+        scores = (vectorizer.transform([query]) @ matrix.T).toarray()[0]
+        best = sentences[int(scores.argmax())]  # ties: the earliest, i.e. the topic passage first
+        return {"text": best, "knowledge_used": best}
 
 
 class NoKnowledgeBot:
@@ -136,7 +116,7 @@ class GoalBot:
 
 BUILT_IN = {
     "kb-retrieval": ("collect.modelchat.bots.KnowledgeBot", "Best knowledge sentence for the turn (live ranker)"),
-    "tfidf-reply": ("collect.modelchat.bots.WizardReplyBot", "Most similar collected wizard reply (TF-IDF)"),
+    "tfidf-reply": ("collect.modelchat.bots.TfidfKnowledgeBot", "Knowledge sentence most similar to the last message (TF-IDF)"),
     "no-knowledge": ("collect.modelchat.bots.NoKnowledgeBot", "Generic replies without knowledge (baseline)"),
 }
 # For DuConv model-chat campaigns (no-knowledge works there too).
@@ -151,8 +131,12 @@ def builtin_models_ensure() -> list[Any]:
 
     models = []
     for name, (path, description) in {**BUILT_IN, **BUILT_IN_DUCONV}.items():
-        model, _ = EvalModel.objects.get_or_create(
+        model, created = EvalModel.objects.get_or_create(
             name=name, defaults={"kind": EvalModelKind.PYTHON, "dotted_path": path, "description": description, "timeout_seconds": 5.0}
         )
+        if not created and model.kind == EvalModelKind.PYTHON and (model.dotted_path, model.description) != (path, description):
+            # A built-in's class or wording may differ in an older database; its other settings stay.
+            model.dotted_path, model.description = path, description
+            model.save(update_fields=["dotted_path", "description"])
         models.append(model)
     return models

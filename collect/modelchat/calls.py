@@ -1,7 +1,8 @@
-"""Calling a registered model: a Python class by dotted path or an HTTP endpoint, with a timeout
-per attempt, retries and a per-process concurrency limit. Whatever goes wrong, the caller gets a
-CallResult with the apology text and the error; the failure is logged. Blocking: call it off the
-event loop (a thread, or the Celery `models` queue)."""
+"""Calling a registered model: a Python class by dotted path, an HTTP endpoint or an
+OpenAI-compatible endpoint (openai_adapter.py), with a timeout per attempt, retries and a
+per-process concurrency limit. Whatever goes wrong, the caller gets a CallResult with the apology
+text and the error; the failure is logged. Blocking: call it off the event loop (a thread, or the
+Celery `models` queue)."""
 
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ def _limit(model: EvalModel) -> threading.BoundedSemaphore:
 
 
 def _attempt(model: EvalModel, context: dict[str, Any]) -> tuple[str, str | None]:
-    call = _call_http if model.kind == EvalModelKind.HTTP else _call_python
+    call = {EvalModelKind.HTTP: _call_http, EvalModelKind.OPENAI: _call_openai}.get(model.kind, _call_python)
     future = _executor.submit(call, model, context)
     try:
         raw = future.result(timeout=model.timeout_seconds)
@@ -134,6 +135,12 @@ def reply_parse(raw: Any, *, triples: bool = False) -> tuple[str, str | list[Any
     if not triples and used is not None and not isinstance(used, str):
         raise ModelFailure("bad reply: knowledge_used must be a string")
     return text, used
+
+
+def _call_openai(model: EvalModel, context: dict[str, Any]) -> Any:
+    from collect.modelchat.openai_adapter import openai_call  # the openai client loads only where it is used
+
+    return openai_call(model, context)
 
 
 def _call_python(model: EvalModel, context: dict[str, Any]) -> Any:

@@ -4,7 +4,8 @@
      "control": 20,
      "unseen_topics": ["Jazz", "Tea"],
      "problems": ["contradiction", "repetitive", "off_topic", "nonsensical", "incorrect"],
-     "questions": [{"key": "engagingness", "text": "...", "min": 1, "max": 5}],
+     "questions": [{"key": "engagingness", "text": "...", "min": 1, "max": 5,
+                    "anchors": {"1": "Not at all", "5": "Very much"}}],
      "onboarding_attempts": 3}
 
 With `"duconv": {...}` (DuConv settings, collect/duconv/config.py; `{}` for the defaults) the campaign
@@ -17,6 +18,8 @@ goal topic is listed.
 human–human control conversations (0: no control arm). Topics come from the campaign's personas; a
 topic is "seen" unless listed in `unseen_topics`. `problems` may be [] (no per-turn labels); the
 worker's explicit "none" is always offered besides them. Turns are the campaign's min/max_turns.
+A question's `anchors` name points of its scale in words (shown under the numbers); by default a
+1–5 scale has words on every point (DEFAULT_ANCHORS) and any other scale on its two ends.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ DEFAULT_QUESTIONS = (
     {"key": "engagingness", "text": gettext_noop("How much did you enjoy talking to your partner?"), "min": 1, "max": 5},
 )
 DEFAULT_ONBOARDING_ATTEMPTS = 3
+DEFAULT_ANCHORS = ("Not at all", "A little", "Somewhat", "Quite a lot", "Very much")  # a 1–5 scale, low to high
+MAX_ANCHOR_CHARS = 40
 
 
 class ConfigError(ValueError):
@@ -57,6 +62,11 @@ class Question:
     text: str
     low: int = 1
     high: int = 5
+    anchors: tuple[tuple[int, str], ...] = tuple(enumerate(DEFAULT_ANCHORS, start=1))  # (point, words), low to high
+
+    def anchor_map(self) -> dict[str, str]:
+        """{"1": "Not at all", ...}: the anchors as JSON has them."""
+        return {str(point): words for point, words in self.anchors}
 
 
 @dataclass(frozen=True)
@@ -140,7 +150,25 @@ def _question(item: Any, index: int) -> Question:
             raise ConfigError(f"{where}.min and .max must be whole numbers")
     if low >= high:
         raise ConfigError(f"{where}.min must be below .max")
-    return Question(item["key"], text.strip(), low, high)
+    return Question(item["key"], text.strip(), low, high, _anchors(item.get("anchors"), low, high, where))
+
+
+def _anchors(raw: Any, low: int, high: int, where: str) -> tuple[tuple[int, str], ...]:
+    if raw is None:
+        if (low, high) == (1, len(DEFAULT_ANCHORS)):
+            return tuple(enumerate(DEFAULT_ANCHORS, start=1))
+        return ((low, DEFAULT_ANCHORS[0]), (high, DEFAULT_ANCHORS[-1]))
+    if not isinstance(raw, dict) or not raw:
+        raise ConfigError(f'{where}.anchors must map points of the scale to words, e.g. {{"{low}": "Not at all", "{high}": "Very much"}}')
+    anchors = {}
+    for point, words in raw.items():
+        number = int(point) if isinstance(point, str) and point.lstrip("-").isdigit() else None
+        if number is None or not low <= number <= high:
+            raise ConfigError(f"{where}.anchors: {point!r} is not a point of the {low}–{high} scale")
+        if not isinstance(words, str) or not words.strip() or len(words.strip()) > MAX_ANCHOR_CHARS:
+            raise ConfigError(f"{where}.anchors[{point!r}] must be words of 1–{MAX_ANCHOR_CHARS} characters")
+        anchors[number] = words.strip()
+    return tuple(sorted(anchors.items()))
 
 
 def config_errors(campaign: Campaign) -> list[str]:

@@ -15,6 +15,7 @@ HUMAN_ARM = "human"
 class EvalModelKind(models.TextChoices):
     PYTHON = "python", "Python class (dotted path)"
     HTTP = "http", "HTTP endpoint"
+    OPENAI = "openai", "OpenAI-compatible endpoint"
 
 
 class EvalModel(models.Model):
@@ -45,6 +46,12 @@ class EvalModel(models.Model):
             raise ValidationError({"dotted_path": "A Python model needs the dotted path of its class."})
         if self.kind == EvalModelKind.HTTP and not self.endpoint_url:
             raise ValidationError({"endpoint_url": "An HTTP model needs its endpoint URL."})
+        if self.kind == EvalModelKind.OPENAI:
+            from collect.modelchat.openai_options import options_problems
+
+            problems = options_problems(base_url=self.endpoint_url, options=self.options)
+            if problems:
+                raise ValidationError({"options": problems})
         if not 0 < self.timeout_seconds <= 120:
             raise ValidationError({"timeout_seconds": "The timeout must be more than 0 and at most 120 seconds."})
         if self.max_concurrency < 1:

@@ -30,3 +30,26 @@ def expected_labels(problems: tuple[str, ...]) -> dict[int, tuple[str, ...]]:
             kept = tuple(label for label in labels if label in problems)
             expected[index] = kept or (NONE_LABEL,)
     return expected
+
+
+class OnboardingRefused(ValueError):
+    """A try that is not a set of labels (not a wrong answer): it is refused without using an
+    attempt. `turns` maps each SAMPLE index at fault to what is wrong with it."""
+
+    def __init__(self, turns: dict[int, str]) -> None:
+        super().__init__("; ".join(f"message {index}: {reason}" for index, reason in sorted(turns.items())))
+        self.turns = turns
+
+
+def answers_check(answers: dict[int, list[str]], problems: tuple[str, ...]) -> None:
+    """Refuse labels that cannot be an answer: "None" ticked with a problem (they exclude each
+    other, as in the chat's label frame) or a key the campaign does not offer."""
+    faults = {}
+    for index, labels in answers.items():
+        unknown = sorted(set(labels) - {NONE_LABEL, *problems})
+        if unknown:
+            faults[index] = f"unknown label(s) {', '.join(unknown)}"
+        elif NONE_LABEL in labels and len(set(labels)) > 1:
+            faults[index] = "“None” cannot be ticked together with a problem"
+    if faults:
+        raise OnboardingRefused(faults)

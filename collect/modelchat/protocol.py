@@ -65,7 +65,7 @@ class ModelChatProtocol(WizardOfWikipedia):
             if problems
             else {}
         )
-        questions = [{"key": q.key, "text": q.text, "min": q.low, "max": q.high} for q in config.questions]
+        questions = [{"key": q.key, "text": q.text, "min": q.low, "max": q.high, "anchors": q.anchor_map()} for q in config.questions]
         duconv = config.duconv is not None
         return {**extra, "problems": problems, "labels": labels, "questions": questions, "duconv": duconv}
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from collect.lifecycle.presence import MODEL_PLATFORM
 from collect.modelchat.config import config_for
 from collect.modelchat.models import HUMAN_ARM, EvalModel, ModelChat, ModelChatArm, ModelChatOnboarding
-from collect.modelchat.onboarding import expected_labels
+from collect.modelchat.onboarding import answers_check, expected_labels
 from collect.modelchat.protocol import EVALUATOR, MODEL_CHAT, PARTNER
 from collect.models import Assignment, AssignmentStatus, Campaign, Room, RoomStatus, Worker
 from collect.services.matchmaking import worker_get_or_create
@@ -119,8 +119,10 @@ class OnboardingResult:
 
 def onboarding_submit(*, campaign: Campaign, worker: Worker, answers: dict[int, list[str]]) -> OnboardingResult:
     """Check one try at the sample conversation. `answers` maps the index of each model turn of
-    SAMPLE to the labels ticked. A worker out of attempts gets passed=False, attempts_left=0."""
+    SAMPLE to the labels ticked. A worker out of attempts gets passed=False, attempts_left=0.
+    Labels that cannot be an answer ("None" with a problem) raise OnboardingRefused and use no attempt."""
     config = config_for(campaign)
+    answers_check(answers, config.problems)
     with transaction.atomic():
         record, _ = ModelChatOnboarding.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
         if record.passed:

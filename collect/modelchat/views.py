@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 
 from collect.modelchat.config import NONE_LABEL, ConfigError, config_for
 from collect.modelchat.models import ModelChatOnboarding
-from collect.modelchat.onboarding import SAMPLE
+from collect.modelchat.onboarding import SAMPLE, OnboardingRefused
 from collect.modelchat.services import CampaignFull, modelchat_seat, onboarding_required, onboarding_submit
 from collect.models import Assignment, AssignmentStatus, Campaign, Protocol
 from collect.framing import by_slug, mturk_task_page
@@ -64,12 +64,19 @@ def onboarding(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method != "POST":
         return render(request, "collect/modelchat_onboarding.html", context)
     answers = {i: request.POST.getlist(f"turn-{i}") for i, (speaker, _t, _l) in enumerate(SAMPLE) if speaker == "model"}
-    result = onboarding_submit(campaign=campaign, worker=assignment.worker, answers=answers)
+    for turn in context["turns"]:
+        turn["ticked"] = answers.get(turn["index"], [])
+    try:
+        result = onboarding_submit(campaign=campaign, worker=assignment.worker, answers=answers)
+    except OnboardingRefused as refused:
+        # Not a wrong answer but no answer at all: said so, the ticks kept, no attempt used.
+        context.update(refused=refused.turns)
+        return render(request, "collect/modelchat_onboarding.html", context, status=400)
     if result.passed:
         return enter(request, campaign, assignment)
     if result.attempts_left <= 0:
         return _out_of_attempts(request)
-    context.update(wrong=result.wrong, attempts_left=result.attempts_left, answers=answers)
+    context.update(wrong=result.wrong, attempts_left=result.attempts_left)
     return render(request, "collect/modelchat_onboarding.html", context, status=400)
 
 

@@ -1,9 +1,9 @@
 """How a Wizard of Wikipedia room queries the knowledge for each turn, from the campaign's
 protocol_config:
 
-- `"turn_query": "topic"` (default): the turn's TF-IDF score blended with the chosen topic's,
-  cos(turn, article) + topic_weight * cos(topic, article), so that "Could people ever live there?"
-  in a room about Mars finds Mars's articles, not Genoa's. `topic_weight` defaults to 1.
+- `"turn_query": "topic"` (default): the turn's TF-IDF score blended with the chosen topic's and
+  its lead paragraph's (retrieval.services.passages_for_query), so that "Could people ever live
+  there?" in a room about Mars finds Mars's articles, not Genoa's. `topic_weight` defaults to 1.
 - `"turn_query": "turn"`: the turn alone, the original paper's per-turn query.
 
 bench/retrieval_recall.py measures both (docs/retrieval.md).

@@ -13,6 +13,7 @@ from collect.models_paid import ProviderStatus
 from collect.review.checks import room_checks
 
 PAID_DECISIONS = (Decision.APPROVED, Decision.SOFT_REJECTED)
+DECISION_TEXT = {Decision.APPROVED: "approved", Decision.SOFT_REJECTED: "soft-rejected (paid, data excluded)", Decision.REJECTED: "rejected"}
 
 
 def finished_assignments(*, campaign: Campaign) -> QuerySet[Assignment]:
@@ -54,8 +55,10 @@ def review_row(assignment: Assignment) -> dict[str, Any]:
         "role": assignment.role,
         "room": str(assignment.room_id) if assignment.room_id else None,
         "outcome": assignment.outcome,
+        "outcome_text": assignment.outcome.replace("_", " "),
         "completion_code": assignment.completion_code,
         "decision": assignment.decision,
+        "decision_text": DECISION_TEXT.get(assignment.decision, assignment.decision),
         "decision_reason": assignment.decision_reason,
         "approved": assignment.decision in PAID_DECISIONS,
         "bonus_cents": assignment.bonus_cents,
@@ -64,12 +67,23 @@ def review_row(assignment: Assignment) -> dict[str, Any]:
         "notes": assignment.notes,
         "checks": checks.flags if checks else [],
         "turns": sum(1 for m in assignment.room.messages.all() if m.role == assignment.role) if assignment.room_id else 0,
-        "dialogue": [{"seq": m.seq, "role": m.role, "text": m.text} for m in assignment.room.messages.all()] if assignment.room_id else [],
+        "dialogue": [
+            {"seq": m.seq, "role": m.role, "text": m.text, "checked": checked_text(m.checked_sentence)} for m in assignment.room.messages.all()
+        ] if assignment.room_id else [],
         "actions": [
             {"action": a.action, "amount_cents": a.amount_cents, "message": a.message, "staff": a.staff, "provider_status": a.provider_status}
             for a in assignment.review_actions.all()
         ],
     }
+
+
+def checked_text(checked: object) -> str | None:
+    """The wizard's checked sentence as the review page shows it; None where nothing was checked
+    (an apprentice's message). WoW stores {key: sentence}, or the no_passages_used marker."""
+    if not isinstance(checked, dict) or not checked:
+        return None
+    sentence = next(iter(checked.values()))
+    return "" if sentence == "no_passages_used" or not isinstance(sentence, str) else sentence
 
 
 def payments_csv(*, campaign: Campaign, kind: str) -> str:

@@ -33,20 +33,20 @@ class ReviewRequest:
     message: str = ""  # bonus message, approval feedback, rejection reason, block reason or note
 
 
-def _check(request: ReviewRequest, assignments: Sequence[Assignment], wanted: int) -> None:
+def _check(request: ReviewRequest, assignments: Sequence[Assignment], wanted: int, *, currency: str) -> None:
     if request.action not in ACTIONS:
         raise ReviewError("bad_action", f"Unknown action {request.action!r}; one of {', '.join(ACTIONS)}.")
     if len(assignments) != wanted or not assignments:
         raise ReviewError("not_found", "Some of these assignments do not exist in this campaign.")
     if len(request.message) > MAX_TEXT:
         raise ReviewError("too_long", f"The message may be at most {MAX_TEXT} characters.")
-    unfinished = [a.pk for a in assignments if not a.outcome]
+    unfinished = [a for a in assignments if not a.outcome]
     if unfinished and request.action not in ("block", "unblock", "note"):
-        raise ReviewError("not_finished", f"Assignments {unfinished} have not finished yet.")
+        raise ReviewError("not_finished", f"Not finished yet: {_named(unfinished)}.")
     if request.action in DECISIONS:
-        decided = [a.pk for a in assignments if a.decision]
+        decided = [a for a in assignments if a.decision]
         if decided:
-            raise ReviewError("already_decided", f"Assignments {decided} already have a decision; it is final.")
+            raise ReviewError("already_decided", f"Already decided (a decision is final): {_named(decided)}.")
     if request.action == "reject" and not request.message.strip():
         raise ReviewError("reason_required", "A rejection needs a reason the worker will read.")
     if request.action == "note" and not request.message.strip():
@@ -55,17 +55,24 @@ def _check(request: ReviewRequest, assignments: Sequence[Assignment], wanted: in
         if not isinstance(request.amount_cents, int) or isinstance(request.amount_cents, bool) or request.amount_cents <= 0:
             raise ReviewError("bad_amount", "A bonus must be a positive amount.")
         if request.amount_cents > MAX_BONUS_CENTS:
-            raise ReviewError("bad_amount", f"A bonus may be at most {MAX_BONUS_CENTS / 100:.2f}.")
-        unpaid = [a.pk for a in assignments if a.decision not in (Decision.APPROVED, Decision.SOFT_REJECTED)]
+            raise ReviewError("bad_amount", f"A bonus may be at most {MAX_BONUS_CENTS / 100:.2f} {currency}.")
+        unpaid = [a for a in assignments if a.decision not in (Decision.APPROVED, Decision.SOFT_REJECTED)]
         if unpaid:
-            raise ReviewError("not_approved", f"Assignments {unpaid} are not approved: approve them before a bonus.")
+            raise ReviewError("not_approved", f"Not approved yet, so no bonus: {_named(unpaid)}. Approve them first.")
+
+
+def _named(assignments: Sequence[Assignment]) -> str:
+    """The assignments as the review page shows them: worker pseudonym, role and outcome."""
+    return "; ".join(f"{a.worker.pseudonym} ({', '.join(filter(None, [a.role, a.outcome or 'still in the study']))})" for a in assignments)
 
 
 def review_apply(*, campaign: Campaign, assignment_ids: Sequence[int], request: ReviewRequest, staff: str) -> list[ReviewAction]:
     ids = sorted(set(assignment_ids))
     with transaction.atomic():
-        assignments = list(Assignment.objects.select_for_update().filter(campaign=campaign, pk__in=ids).order_by("pk"))
-        _check(request, assignments, len(ids))
+        assignments = list(
+            Assignment.objects.select_for_update(of=("self",)).select_related("worker").filter(campaign=campaign, pk__in=ids).order_by("pk")
+        )
+        _check(request, assignments, len(ids), currency=campaign.currency)
         actions = [_record(a, request, staff) for a in assignments]
     for action in actions:
         _send(action)

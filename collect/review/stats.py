@@ -10,7 +10,8 @@ from typing import Any
 from django.db.models import Count
 from django.utils import timezone
 
-from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus
+from collect.lifecycle.onboarding import qualification_name
+from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Qualification, Room, RoomStatus
 from collect.review.selectors import owed_cents
 from collect.services.matchmaking import LIVE_ROOM_STATUSES
 
@@ -32,8 +33,16 @@ def campaign_stats(*, campaign: Campaign) -> dict[str, Any]:
     complete = list(ended.filter(status=RoomStatus.COMPLETE).annotate(n=Count("messages")).values_list("created", "ended", "n"))
     ratings = dict(ended.exclude(rating=None).values_list("rating").annotate(n=Count("id")).values_list("rating", "n"))
     finished = Assignment.objects.filter(campaign=campaign).exclude(outcome="").select_related("campaign")
+    waiting = Assignment.objects.filter(campaign=campaign, status=AssignmentStatus.WAITING)
+    onboarding = waiting.none()
+    if isinstance(campaign.onboarding, dict) and campaign.onboarding.get("quiz"):
+        passed = Qualification.objects.filter(name=qualification_name(campaign), passed=True).values("worker_id")
+        onboarding = waiting.exclude(worker_id__in=passed)
+    in_onboarding = onboarding.count()
     return {
-        "waiting_now": Assignment.objects.filter(campaign=campaign, status=AssignmentStatus.WAITING).count(),
+        # Only workers who can be paired: those still reading the instructions or taking the quiz apart.
+        "waiting_now": waiting.count() - in_onboarding,
+        "onboarding_now": in_onboarding,
         "rooms_live": Room.objects.filter(campaign=campaign, status__in=LIVE_ROOM_STATUSES).count(),
         "rooms_complete": sum(1 for _ in complete),
         "rooms_incomplete": ended.filter(status=RoomStatus.INCOMPLETE).count(),

@@ -41,7 +41,9 @@ def index_build(
     `progress` is called with the number of articles in each chunk as it is vectorised."""
     source = KnowledgeSource.objects.get(pk=source_id)
     stop_words = stop_words_for(source.language)
-    vectorizer = make_vectorizer(n_features=n_features, token_pattern=TOKEN_PATTERN, stop_words=stop_words)
+    vectorizer = make_vectorizer(
+        n_features=n_features, token_pattern=TOKEN_PATTERN, stop_words=stop_words, stems_language=source.language
+    )
     build = build_dir_create(index_dir=settings.INDEX_DIR, slug=source.slug)
     try:
         sizes = term_major_write(
@@ -60,6 +62,7 @@ def index_build(
         "nnz": sizes["nnz"],
         "token_pattern": TOKEN_PATTERN,
         "stop_words": stop_words,
+        "stems": source.language,  # the terms are this language's stems (retrieval/index/vectorizer.py)
         "built_at": datetime.now(UTC).isoformat(),
     }
     build_publish(index_dir=settings.INDEX_DIR, slug=source.slug, build=build, meta=meta)

@@ -3,6 +3,7 @@ holding the weights of the documents that contain it. A query only reads the row
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -36,25 +37,47 @@ class TermMajorIndex:
             n_features=self.meta["n_features"],
             token_pattern=self.meta["token_pattern"],
             stop_words=self.meta["stop_words"],
+            stems_language=self.meta.get("stems"),
         )
 
     def search(self, query: str, *, k: int) -> list[tuple[int, float]]:
         """The top-k (Article pk, cosine score) for `query`, best first; only documents sharing a term."""
-        rows, weights = self._query_terms(query)
+        rows, weights = self.query_vector(query)
         return self._search_rows(rows, weights, k)
 
     def search_blend(self, queries: list[tuple[str, float]], *, k: int) -> list[tuple[int, float]]:
         """The top-k (Article pk, score) for a weighted sum of cosine scores, sum(w * cos(query, doc))
         over (query, w): each query is normalised on its own, so a long turn cannot drown a short
         topic. Cosine is linear in the query vector, so this is one search with the summed vectors."""
-        parts = [self._query_terms(query) for query, weight in queries if weight > 0]
-        weights_by_part = [w for _, w in queries if w > 0]
+        return self.search_vectors([(*self.query_vector(query), weight) for query, weight in queries], k=k)
+
+    def search_vectors(self, parts: Sequence[tuple[np.ndarray, np.ndarray, float]], *, k: int) -> list[tuple[int, float]]:
+        """search_blend for query vectors made beforehand by query_vector: (rows, weights, w)."""
+        parts = [part for part in parts if part[2] > 0 and len(part[0])]
         if not parts:
             return []
-        rows = np.concatenate([r for r, _ in parts])
-        weights = np.concatenate([v * w for (_, v), w in zip(parts, weights_by_part)])
+        rows = np.concatenate([r for r, _, _ in parts])
+        weights = np.concatenate([v * w for _, v, w in parts])
         rows, inverse = np.unique(rows, return_inverse=True)
         return self._search_rows(rows, np.bincount(inverse, weights=weights), k)
+
+    def term_ids(self, text: str) -> np.ndarray:
+        """The hashed ids of the text's terms (for query_vector's `without`)."""
+        return self.vectorizer.transform([text]).indices
+
+    def query_vector(self, query: str, *, without: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the query's terms present in the index, less the term ids in `without`, and their
+        L2-normalised tf-idf weights."""
+        counts = self.vectorizer.transform([query])
+        rows = np.searchsorted(self.terms, counts.indices)
+        present = rows < len(self.terms)
+        present[present] = self.terms[rows[present]] == counts.indices[present]
+        if without is not None and len(without):
+            present &= ~np.isin(counts.indices, without)
+        rows = rows[present]
+        weights = sublinear_tf(counts.data[present]) * self.idf[rows]
+        norm = float(np.linalg.norm(weights))
+        return rows, (weights / norm if norm else weights)
 
     def _search_rows(self, rows: np.ndarray, weights: np.ndarray, k: int) -> list[tuple[int, float]]:
         if k <= 0 or not len(rows):
@@ -111,14 +134,3 @@ class TermMajorIndex:
         if len(sample) < k:
             return smallest
         return max(np.partition(sample, len(sample) - k)[len(sample) - k], smallest)
-
-    def _query_terms(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """Rows of the query's terms present in the index and their L2-normalised tf-idf weights."""
-        counts = self.vectorizer.transform([query])
-        rows = np.searchsorted(self.terms, counts.indices)
-        present = rows < len(self.terms)
-        present[present] = self.terms[rows[present]] == counts.indices[present]
-        rows = rows[present]
-        weights = sublinear_tf(counts.data[present]) * self.idf[rows]
-        norm = float(np.linalg.norm(weights))
-        return rows, (weights / norm if norm else weights)

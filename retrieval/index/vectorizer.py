@@ -17,7 +17,34 @@ def stop_words_for(language: str) -> str | None:
     return "english" if language.lower().startswith("en") else None
 
 
-def make_vectorizer(*, n_features: int, token_pattern: str, stop_words: str | None) -> HashingVectorizer:
+class Stems:
+    """The index's tokenizer: word stems without stop words (retrieval.rankers.terms), so that
+    "Who composed the music?" meets a composer's article. A class, not a closure, so that the build's
+    worker processes can be handed it."""
+
+    def __init__(self, language: str) -> None:
+        from retrieval.rankers.terms import terms_for  # it imports TOKEN_PATTERN from here
+
+        self.language = language
+        self._terms = terms_for(language)
+
+    def __call__(self, text: str) -> list[str]:
+        return self._terms(text)
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return (Stems, (self.language,))
+
+
+def make_vectorizer(
+    *, n_features: int, token_pattern: str, stop_words: str | None, stems_language: str | None = None
+) -> HashingVectorizer:
+    """Hashed uni+bigram counts. With `stems_language` the terms are that language's stems (an index
+    whose meta names "stems"); without it, lower-cased tokens of `token_pattern` (older indexes)."""
+    if stems_language is not None:
+        return HashingVectorizer(
+            ngram_range=(1, 2), n_features=n_features, alternate_sign=False, norm=None, lowercase=False,
+            tokenizer=Stems(stems_language), token_pattern=None, dtype=np.float32,
+        )
     return HashingVectorizer(
         ngram_range=(1, 2),
         n_features=n_features,

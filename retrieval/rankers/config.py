@@ -13,7 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from groundwork.env import env_float, env_int, env_str
 
-RANKERS = ("tfidf", "neural", "hybrid", "learned")
+RANKERS = ("tfidf", "tfidf-paper", "neural", "hybrid", "learned")
 DEVICES = ("auto", "cpu", "cuda")
 MODES = ("auto", "process", "celery")
 FEATURES = ("auto", "lexical", "minilm")
@@ -58,10 +58,10 @@ def ranker_config() -> RankerConfig:
             f"GROUNDWORK_RANKER_FEATURES={features} picks one of the shipped learned models; it does not apply to "
             f"GROUNDWORK_RANKER={ranker}" + (" with GROUNDWORK_RERANKER_CHECKPOINT" if checkpoint else "")
         )
-    if ranker not in ("tfidf", "learned") and checkpoint is None:
+    if ranker not in ("tfidf", "tfidf-paper", "learned") and checkpoint is None:
         raise ImproperlyConfigured(
-            f"GROUNDWORK_RANKER={ranker} needs GROUNDWORK_RERANKER_CHECKPOINT: every ranker but tfidf "
-            "must be trained first (train_reranker)"
+            f"GROUNDWORK_RANKER={ranker} needs GROUNDWORK_RERANKER_CHECKPOINT: every ranker but tfidf and "
+            "tfidf-paper must be trained first (train_reranker)"
         )
     if (ranker == "learned") != learned:
         kind = "a learned ranker model" if learned else "a cross-encoder checkpoint"

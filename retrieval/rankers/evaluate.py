@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 from retrieval.rankers import SentenceRanker, rank_order
-from retrieval.rankers.metrics import ranking_metrics
+from retrieval.rankers.metrics import graded_ranking_metrics
 from retrieval.rankers.wowpp import RELEVANCE_THRESHOLD, WowppContext, wowpp_half
 
 
@@ -16,17 +16,18 @@ def ranker_evaluate(
     threshold: float = RELEVANCE_THRESHOLD,
     progress: Callable[[int], None] = lambda done: None,
 ) -> dict[str, float]:
-    """{"MRR@1", ..., "NDCG@10", "n"}: contexts without a relevant candidate are not scored at all."""
+    """{"MRR@1", ..., "NDCG@10", "gNDCG@5", "gNDCG@10", "n"}: contexts without a relevant candidate
+    are not scored at all."""
 
-    def rankings() -> Iterator[list[bool]]:
+    def rankings() -> Iterator[tuple[list[bool], list[float]]]:
         for context in contexts:
             relevant = context.relevant(threshold)
             if relevant.any():
                 order = rank_order(ranker.score(context.turns, context.candidates, topic=context.topic))
-                yield [bool(relevant[i]) for i in order]
+                yield [bool(relevant[i]) for i in order], [float(context.confidences[i]) for i in order]
             progress(1)
 
-    return ranking_metrics(rankings())
+    return graded_ranking_metrics(rankings())
 
 
 def learned_cross_fit(
@@ -40,7 +41,7 @@ def learned_cross_fit(
 
     features = context_features(contexts, semantic=semantic, device=device)
     halves = [wowpp_half(context.id) for context in contexts]
-    rankings: list[list[bool]] = []
+    rankings: list[tuple[list[bool], list[float]]] = []
     for held_out in ("a", "b"):
         train = [i for i, half in enumerate(halves) if half != held_out]
         model = learned_fit([features[i] for i in train], [contexts[i] for i in train], semantic=semantic, c=c,
@@ -48,5 +49,6 @@ def learned_cross_fit(
         for i, half in enumerate(halves):
             relevant = contexts[i].relevant(threshold)
             if half == held_out and relevant.any():
-                rankings.append([bool(relevant[j]) for j in rank_order(learned_apply(model, features[i]))])
-    return ranking_metrics(rankings)
+                order = rank_order(learned_apply(model, features[i]))
+                rankings.append(([bool(relevant[j]) for j in order], [float(contexts[i].confidences[j]) for j in order]))
+    return graded_ranking_metrics(rankings)

@@ -10,6 +10,7 @@ from retrieval.rankers import SentenceRanker
 from retrieval.rankers.config import ranker_config
 from retrieval.rankers.hybrid import HybridRanker
 from retrieval.rankers.tfidf import TfidfRanker
+from retrieval.rankers.tfidf_paper import TfidfPaperRanker
 
 _built: dict[Hashable, SentenceRanker] = {}
 _lock = threading.Lock()
@@ -20,6 +21,8 @@ def ranker_get(
 ) -> SentenceRanker:
     if name == "tfidf":
         return TfidfRanker()
+    if name == "tfidf-paper":
+        return TfidfPaperRanker()
     if name == "learned":
         return _learned_get(checkpoint, device)
     neural = _neural_get(checkpoint, device, batch_size)
@@ -27,13 +30,13 @@ def ranker_get(
         return neural
     if name == "hybrid":
         return HybridRanker(tfidf=TfidfRanker(), neural=neural, weight=hybrid_weight)
-    raise ValueError(f"unknown ranker {name!r} (tfidf, neural, hybrid or learned)")
+    raise ValueError(f"unknown ranker {name!r} (tfidf, tfidf-paper, neural, hybrid or learned)")
 
 
 def live_ranker() -> SentenceRanker:
     """The ranker the wizard panel is reordered with, as configured (GROUNDWORK_RANKER, ...)."""
     config = ranker_config()
-    if config.threads and config.ranker != "tfidf":
+    if config.threads and config.ranker not in ("tfidf", "tfidf-paper"):
         import torch
 
         # Process-wide: in the embedded mode, fewer threads leave a core to the chat.

@@ -22,10 +22,10 @@ const reportForm = document.getElementById("report-form");
 const reportReason = document.getElementById("report-reason");
 
 const keys = new Map(); // key -> act
-const names = new Map(); // act → its name as the palette shows it (in the job's language)
+const actLabels = new Map(); // act -> its label in the palette ("request aspect", in the job's language)
 for (const button of palette.querySelectorAll("[data-act]")) {
   keys.set(button.dataset.key, button.dataset.act);
-  names.set(button.dataset.act, button.dataset.name || button.dataset.act);
+  actLabels.set(button.dataset.act, button.dataset.label || button.dataset.act);
 }
 
 let item = null;
@@ -40,7 +40,7 @@ function renderTags(index) {
   const acts = item.acts.filter((act) => labels[index].has(act));
   node.replaceChildren(
     ...(acts.length
-      ? acts.map((act) => h("span", { class: "act-tag", text: names.get(act) || act, dataset: { act } }))
+      ? acts.map((act) => h("span", { class: "act-tag", dataset: { act }, text: actLabels.get(act) || act }))
       : [h("span", { class: "muted", text: gettext("no acts") })]),
   );
 }

@@ -20,6 +20,8 @@
 //     decorateMessage(li, { role, own }) {},   // add buttons or badges to a new bubble
 //     onMessage(frame, li, { own, fresh }) {},  // after a message frame was placed (fresh: new bubble)
 //     sendBlocker() { return "Loading…"; },    // why our turn must still wait (null: it need not)
+//     endBlocker(state) { return "topic B has not come up yet"; },  // what the end waits for once
+//                                              // both have spoken enough (null: the common text)
 //     prepareSend(frame) { return { note } },  // add fields to an outgoing message, or
 //                                              // return { error: "…" } to refuse it
 //     afterSend() {},                    // the message went out: clear selections
@@ -36,10 +38,18 @@
 // `chat.updateComposer()` refreshes the send button and hint after a protocol
 // changed what sendBlocker() says.
 
+import { Confirmation } from "./confirm.js";
 import { GroundworkSocket } from "./socket.js";
-import { h, randomId, setNotice } from "./dom.js";
+import { formatElapsed, h, randomId, setNotice } from "./dom.js";
 import { errorText } from "./errors.js";
 import { format, formatNumber, gettext, ngettext } from "./i18n.js";
+
+const TEXT = {
+  endQuestion: gettext("End the chat now? You cannot take it back; the chat goes on to the rating."),
+  endYes: gettext("Yes, end the chat"),
+  endNo: gettext("No, keep chatting"),
+  partnerBack: gettext("Your partner is back."),
+};
 
 const STATUS_TEXT = {
   connecting: gettext("Connecting…"),
@@ -50,6 +60,8 @@ const STATUS_TEXT = {
 const NOT_CONNECTED = gettext("Not connected — wait a moment and try again.");
 const PARTNER_ABSENT_NOTICE_MS = 4000;
 const PARTNER_BACK_NOTICE_MS = 5000;
+// The turn timeout's warning shows this long before the chat would end.
+const TURN_WARN_SECONDS = 60;
 
 const $ = (id) => document.getElementById(id);
 
@@ -73,6 +85,7 @@ export class ChatRoom {
       topic: $("chat-topic"),
       turnCounter: $("turn-counter"),
       turnLimit: $("turn-limit-warning"),
+      turnClock: $("turn-timeout-warning"),
       messages: $("messages"),
       composer: $("composer"),
       input: $("message-input"),
@@ -91,6 +104,10 @@ export class ChatRoom {
     this.leaving = false;
     this.rated = false;
     this.partnerTimer = null;
+    this.backTimer = null;
+    this.turnDeadline = null; // Date.now() at which the turn timeout ends the chat
+    this.turnClock = null;
+    this.endConfirm = null;
     this.draftKey = `groundwork:draft:${this.root.dataset.roomId}:${this.config.role}`;
     this.bySeq = new Map(); // seq → <li>
     this.byClientId = new Map(); // our client_id → <li>
@@ -169,6 +186,7 @@ export class ChatRoom {
   _applyState(next) {
     this.state = next;
     if (!this.socket.pending("message")) this.sendLocked = false; // an action awaiting its ack does not hold the composer
+    this._armTurnClock(next);
     if (next.status === "complete" || next.status === "incomplete") {
       this.leaving = true;
       this._showScreen("ended");
@@ -190,6 +208,7 @@ export class ChatRoom {
     }
     this._hook("onState", next);
 
+    if (!this.liveStatuses.includes(next.status) && this.els.partner.dataset.tone === "ok") this._setPartnerNotice("", "");
     if (next.partner_connected) this._showPartner(true, 0, { quiet: true });
     else if (!this.partnerTimer && this.els.partner.hidden) {
       // Right after pairing the partner may still be loading the page: only say so if it lasts.
@@ -215,7 +234,8 @@ export class ChatRoom {
     const mine = (s.turns && s.turns[this.config.role]) || 0;
     const theirs = (partnerRole && s.turns[partnerRole]) || 0;
     const counter = this.els.turnCounter;
-    counter.textContent = turnCounterText({ mine, required, canEnd: Boolean(s.can_end) });
+    const waitingFor = theirs < required ? null : this._hook("endBlocker", s) || null;
+    counter.textContent = turnCounterText({ mine, theirs, required, canEnd: Boolean(s.can_end), waitingFor });
     counter.title = format(gettext("Your partner: %(done)s of %(required)s"), {
       done: formatNumber(Math.min(theirs, required)),
       required: formatNumber(required),
@@ -231,7 +251,9 @@ export class ChatRoom {
     const blocker = chatting ? this._hook("sendBlocker") || null : null;
     const open = this.socket.isOpen;
     this.els.send.disabled = !(chatting && state.your_turn && !this.sendLocked && open && !blocker);
-    this.els.end.hidden = !(chatting && state.can_end);
+    const endable = Boolean(chatting && state.can_end);
+    if (!endable && this.endConfirm) this.endConfirm.close({ restore: false });
+    this.els.end.hidden = !endable || Boolean(this.endConfirm && this.endConfirm.isOpen);
     let hint = "";
     if (chatting) {
       if (!open) hint = gettext("Reconnecting…");
@@ -421,6 +443,36 @@ export class ChatRoom {
     this.updateComposer();
   }
 
+  // --- the turn timeout ------------------------------------------------------------------------
+
+  // The server ends a room idle for `turn_timeout` seconds (the member whose turn it was is not
+  // paid): a countdown shows for the last TURN_WARN_SECONDS. Each state frame resets the clock.
+  _armTurnClock(s) {
+    const live = this.liveStatuses.includes(s.status) && Number.isFinite(s.turn_timeout) && s.turn_timeout > 0;
+    if (!live) {
+      this.turnDeadline = null;
+      clearInterval(this.turnClock);
+      this.turnClock = null;
+      if (this.els.turnClock) setNotice(this.els.turnClock, "");
+      return;
+    }
+    this.turnDeadline = Date.now() + Math.max(0, s.turn_timeout - (Number(s.idle_seconds) || 0)) * 1000;
+    if (!this.turnClock) this.turnClock = setInterval(() => this._tickTurnClock(), 1000);
+    this._tickTurnClock();
+  }
+
+  _tickTurnClock() {
+    if (!this.els.turnClock || this.turnDeadline === null || !this.state) return;
+    const left = Math.max(0, Math.ceil((this.turnDeadline - Date.now()) / 1000));
+    const text = turnTimeoutWarning({
+      left,
+      limit: this.state.turn_timeout,
+      yours: this.state.status === "chatting" ? Boolean(this.state.your_turn) : null,
+    });
+    setNotice(this.els.turnClock, text);
+    this.els.turnClock.dataset.left = String(left);
+  }
+
   // --- partner presence ------------------------------------------------------------------------
 
   _setPartnerNotice(text, tone) {
@@ -440,9 +492,11 @@ export class ChatRoom {
         this._setPartnerNotice("", "");
         return;
       }
-      this._setPartnerNotice(gettext("Your partner is back."), "ok");
-      this.partnerTimer = setTimeout(() => {
-        this.partnerTimer = null;
+      this._setPartnerNotice(TEXT.partnerBack, "ok");
+      // Its own timer: the next state frame clears partnerTimer, and must not keep this on screen.
+      clearTimeout(this.backTimer);
+      this.backTimer = setTimeout(() => {
+        this.backTimer = null;
         if (partner.dataset.tone === "ok") this._setPartnerNotice("", "");
       }, PARTNER_BACK_NOTICE_MS);
       return;
@@ -480,11 +534,19 @@ export class ChatRoom {
       this._updateCounter();
       if (els.input.value.trim()) setNotice(els.composerError, "");
     });
-    els.end.addEventListener("click", () => {
-      // Kept and resent until acknowledged: a click while reconnecting goes out once connected.
-      if (!this.socket.pending("end")) this.sendAction({ type: "end" });
-      els.end.disabled = true;
+    this.endConfirm = new Confirmation(els.end, {
+      question: TEXT.endQuestion,
+      yes: TEXT.endYes,
+      no: TEXT.endNo,
+      place: (node) => els.composer.append(node),
+      onConfirm: () => {
+        // Kept and resent until acknowledged: a click while reconnecting goes out once connected.
+        if (!this.socket.pending("end")) this.sendAction({ type: "end" });
+        els.end.disabled = true;
+        this.updateComposer();
+      },
     });
+    els.end.addEventListener("click", () => this.endConfirm.ask());
     if (els.ratingForm) {
       els.ratingForm.addEventListener("submit", (event) => {
         event.preventDefault();
@@ -514,13 +576,38 @@ export class ChatRoom {
   }
 }
 
-/** "Your turns: 2 of 4"; past the minimum it stays at "4 of 4" and says whether the chat may end. */
-export function turnCounterText({ mine, required, canEnd }) {
+/** "Your turns: 2 of 4"; past the minimum it stays at "4 of 4" and says what the end waits for:
+ * the partner's turns, or `waitingFor` (the protocol's own rule, e.g. DuConv's topic B). */
+export function turnCounterText({ mine, theirs = mine, required, canEnd, waitingFor = null }) {
   const values = { mine: formatNumber(Math.min(mine, required)), required: formatNumber(required) };
   if (mine < required) return format(gettext("Your turns: %(mine)s of %(required)s"), values);
-  return canEnd
-    ? format(gettext("Your turns: %(mine)s of %(required)s (you may end the chat)"), values)
-    : format(gettext("Your turns: %(mine)s of %(required)s (waiting for your partner's turns)"), values);
+  if (canEnd) return format(gettext("Your turns: %(mine)s of %(required)s (you may end the chat)"), values);
+  if (theirs >= required && waitingFor) {
+    return format(gettext("Your turns: %(mine)s of %(required)s (%(waiting_for)s)"), { ...values, waiting_for: waitingFor });
+  }
+  return format(gettext("Your turns: %(mine)s of %(required)s (waiting for your partner's turns)"), values);
+}
+
+/** The warning before the turn timeout ends the chat, or "" while there is time.
+ * `yours`: true on our turn, false on the partner's, null outside the chat (topic choice). */
+export function turnTimeoutWarning({ left, limit, yours }) {
+  if (left > TURN_WARN_SECONDS) return "";
+  const minutes =
+    limit % 60 === 0
+      ? format(ngettext("%(count)s minute", "%(count)s minutes", limit / 60), { count: formatNumber(limit / 60) })
+      : format(ngettext("%(count)s second", "%(count)s seconds", limit), { count: formatNumber(limit) });
+  if (left === 0) return format(gettext("Nobody wrote for %(minutes)s: the chat is ending."), { minutes });
+  const clock = formatElapsed(left);
+  if (yours === true) {
+    return format(
+      gettext("Please send your message: the chat ends in %(clock)s (after %(minutes)s without a message, and you would not be paid)."),
+      { clock, minutes },
+    );
+  }
+  if (yours === false) {
+    return format(gettext("Your partner has %(clock)s left to reply; if they don't, the chat ends and you are still paid."), { clock });
+  }
+  return format(gettext("The chat ends in %(clock)s unless something happens (after %(minutes)s without a step)."), { clock, minutes });
 }
 
 // Warn this many turns before the campaign's turn limit ends the chat by itself.

@@ -6,9 +6,17 @@ import { ChatRoom, pickedRating } from "./chat.js";
 import { h } from "./dom.js";
 import { factsUsed, gettext } from "./i18n.js";
 
+const TEXT = {
+  blockerA: gettext("topic A has not come up yet"),
+  blockerB: gettext("topic B has not come up yet"),
+  blockerUser: gettext("your partner ends the chat once their goal is reached"),
+};
+
 const $ = (id) => document.getElementById(id);
 const root = $("room");
 const isAgent = root.dataset.role === "agent";
+// The marks for the next message survive a reload, like the draft (chat.js; this tab only).
+const marksKey = `groundwork:duconv-marks:${root.dataset.roomId}:${root.dataset.role}`;
 
 const els = {
   path: $("goal-path"),
@@ -17,8 +25,26 @@ const els = {
   usedCount: $("used-count"),
 };
 
-const used = new Set(); // triple ids ticked for the next message
+const used = new Set(restoreMarks()); // triple ids ticked for the next message
 let mentioned = { a: false, b: false };
+
+function restoreMarks() {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(marksKey) || "[]");
+    return Array.isArray(saved) ? saved.filter(Number.isInteger) : [];
+  } catch {
+    return []; // storage refused or unreadable: nothing kept
+  }
+}
+
+function saveMarks() {
+  try {
+    if (used.size) sessionStorage.setItem(marksKey, JSON.stringify(Array.from(used)));
+    else sessionStorage.removeItem(marksKey);
+  } catch {
+    // storage refused (private mode, quota): the marks just do not survive a reload
+  }
+}
 
 function showGoal(frame) {
   if (!isAgent) return;
@@ -44,6 +70,11 @@ function showGoal(frame) {
           }))),
     ),
   );
+  // Marks kept from before a reload name triples of this goal only; others are dropped.
+  const shown = new Set(frame.entities.flatMap((group) => group.triples.map((t) => t.id)));
+  for (const id of Array.from(used)) if (!shown.has(id)) used.delete(id);
+  saveMarks();
+  els.usedCount.textContent = String(used.size);
   showMentioned();
 }
 
@@ -58,6 +89,7 @@ function toggle(id, item) {
   if (used.has(id)) used.delete(id);
   else used.add(id);
   mark(item, used.has(id));
+  saveMarks();
   els.usedCount.textContent = String(used.size);
 }
 
@@ -88,8 +120,15 @@ const chat = new ChatRoom({
     const n = frame.knowledge_used.length;
     return { note: factsUsed(n) };
   },
+  endBlocker(state) {
+    if (!isAgent) return TEXT.blockerUser;
+    if (state.mentioned && !state.mentioned.a) return TEXT.blockerA;
+    if (state.mentioned && !state.mentioned.b) return TEXT.blockerB;
+    return null;
+  },
   afterSend() {
     used.clear();
+    saveMarks();
     if (els.entities) for (const item of els.entities.querySelectorAll(".triple")) mark(item, false);
     if (els.usedCount) els.usedCount.textContent = "0";
   },

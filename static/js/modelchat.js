@@ -108,10 +108,13 @@ function renderQuestions(s) {
   box.replaceChildren(
     ...s.questions.map((q) => {
       const choices = [];
+      const anchors = q.anchors || {};
       for (let value = q.min; value <= q.max; value += 1) {
+        const words = anchors[String(value)];
         choices.push(h("label", { class: "rating-choice", "data-testid": `answer-${q.key}-${value}` },
           h("input", { type: "radio", name: q.key, value: String(value) }),
-          h("span", { class: "rating-number", text: String(value) })));
+          h("span", { class: "rating-number", text: String(value) }),
+          ...(words ? [h("span", { class: "rating-label", "data-testid": "rating-anchor", text: words })] : [])));
       }
       return h("fieldset", { class: "rating" }, h("legend", { text: gettext(q.text) }), h("div", { class: "rating-options" }, ...choices));
     }),

@@ -1,10 +1,17 @@
 // The waiting screen (collect/waiting.html): wait on /ws/wait/<assignment>/ until the server pairs
 // us (then open the room) or gives up (then say so and open the finish page).
 
+import { Confirmation } from "./confirm.js";
 import { GroundworkSocket } from "./socket.js";
 import { formatElapsed, setNotice } from "./dom.js";
 import { errorText } from "./errors.js";
 import { gettext } from "./i18n.js";
+
+const TEXT = {
+  leaveQuestion: gettext("Leave the study? This returns the task: you get no completion code and no pay."),
+  leaveYes: gettext("Yes, leave"),
+  leaveNo: gettext("No, keep waiting"),
+};
 
 const $ = (id) => document.getElementById(id);
 const root = $("waiting");
@@ -22,6 +29,20 @@ const tick = setInterval(() => {
 const asking = setInterval(() => {
   if (!finished) socket.send({ type: "status" });
 }, STATUS_MS);
+
+// "Leave the study" asks once more before it returns the task.
+const leaveForm = $("waiting-leave");
+const leave = new Confirmation($("leave-button"), {
+  question: TEXT.leaveQuestion,
+  yes: TEXT.leaveYes,
+  no: TEXT.leaveNo,
+  place: (node) => leaveForm.append(node),
+  onConfirm: () => leaveForm.submit(),
+});
+leaveForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  leave.ask();
+});
 
 function finish() {
   finished = true;
@@ -68,6 +89,7 @@ const socket = new GroundworkSocket(root.dataset.wsPath, {
     } else if (frame.type === "timeout") {
       finish();
       $("waiting-state").hidden = true;
+      leaveForm.hidden = true; // the wait is over: nothing is left to leave (the finish page has the code)
       $("waiting-timeout-message").textContent = gettext("Sorry, no partner could be found in time.");
       $("waiting-timeout").hidden = false;
       // The finish page has this outcome's completion code (workers who waited are paid) and, on

@@ -75,3 +75,20 @@ def test_it_measures_agreement_with_the_other_annotators_majority() -> None:
     assert result["a"] == (1, 2)
     # c: u1 others (yes,yes) -> disagree; u2 agree.
     assert result["c"] == (1, 2)
+
+
+def test_alpha_from_counts_is_alpha_from_coders_whatever_the_raters_per_unit() -> None:
+    from annotate.agreement import krippendorff_alpha_counts
+
+    # Krippendorff's example again, as counts of values 1..5 per unit (units with 1 value included).
+    counts = []
+    for unit in range(12):
+        values = [v[unit] for v in KRIPPENDORFF_DATA.values() if v[unit] is not None]
+        counts.append([values.count(value) for value in range(1, 6)])
+    assert krippendorff_alpha_counts(counts) == pytest.approx(0.743, abs=5e-4)
+    # Binary units rated by 10 and by 9 raters, as in a WOW++ file: equal to NLTK on the same votes.
+    units = [[7, 3], [0, 10], [1, 9], [6, 3], [0, 9], [9, 0], [2, 8], [5, 4]]
+    triples = [(f"r{r}", u, "yes" if r < yes else "no") for u, (yes, no) in enumerate(units) for r in range(yes + no)]
+    assert krippendorff_alpha_counts(units) == pytest.approx(krippendorff_alpha(triples), abs=1e-12)
+    assert krippendorff_alpha_counts([[3, 0], [2, 0]]) is None  # one value only: undefined
+    assert krippendorff_alpha_counts([[1, 0]]) is None  # nothing pairable

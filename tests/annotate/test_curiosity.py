@@ -68,3 +68,14 @@ def test_it_refuses_unknown_acts_in_gold_dialogs(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="dialog_id 9, message 1: unknown dialog act 'inform_everything'"):
         call_command("import_dataset", "curiosity-acts", str(curiosity_file(tmp_path, [bad])), "--role", "gold")
     assert not Job.objects.exists()
+
+
+def test_the_file_level_keys_come_back_in_the_files_order(tmp_path: Path) -> None:
+    path = tmp_path / "curiosity_dialogs.val.json"
+    path.write_text(json.dumps({"source_checksum": "s1", "dialogs": [dialog(7)], "db_checksum": "abc123",
+                                "generated_time": 1571783665, "unannotated_dataset_checksum": "u1"}))
+    call_command("import_dataset", "curiosity-acts", str(path), "--job", "ordered")
+    out = tmp_path / "labeled.json"
+    export_curiosity_acts(job=Job.objects.get(slug="ordered"), path=out)
+    assert list(json.loads(out.read_text())) == ["source_checksum", "dialogs", "db_checksum", "generated_time",
+                                                 "unannotated_dataset_checksum"]

@@ -66,7 +66,8 @@ def test_it_shows_the_report_page_to_staff_only(client: Client, relevance_job: J
     client.force_login(User.objects.create(username="rita", is_staff=True))
     page = client.get(url)
     assert page.status_code == 200
-    assert page.content.count(b"<svg") == 2 and b"Relevant sentences per turn" in page.content
-    assert b"<script" not in page.content  # plain inline SVG, nothing loaded
+    assert page.content.count(b'data-testid="chart"') == 2 and b"Relevant sentences per turn" in page.content
+    assert page.content.count(b'data-testid="chart-table"') == 2  # the numbers as tables too
+    assert b"vendor/chartjs/chart.umd.min.js" in page.content and b"<script>" not in page.content  # no inline script
     jobs = client.get("/annotate/jobs/")
     assert jobs.status_code == 200 and relevance_job.slug.encode() in jobs.content

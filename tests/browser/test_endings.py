@@ -150,6 +150,7 @@ def test_a_worker_nobody_joins_gets_the_no_partner_ending(study: Study) -> None:
 def test_a_worker_who_leaves_the_waiting_room_returns_the_task(study: Study) -> None:
     seat = study.waiting("erin")
     seat.view.get_by_test_id("leave").click()
+    seat.view.get_by_test_id("confirm-yes").click()  # "Leave the study" asks once more
     study.expect_ending(seat, Outcome.RETURNED)
 
 

@@ -77,11 +77,16 @@ def test_a_model_chat_in_the_browser(mc_browser_campaign, browser: Browser, daph
     expect(partner).to_have_count(2, timeout=15_000)
     # Ending before labelling the last message keeps the chat on screen until it is labelled.
     page.get_by_test_id("end-button").click()
+    page.get_by_test_id("confirm-yes").click()  # "End chat" asks once more
     expect(page.get_by_test_id("error")).to_contain_text("Label your partner's last message")
     partner.nth(1).get_by_test_id("label-repetitive").check()
     partner.nth(1).get_by_test_id("label-off_topic").check()
     expect(partner.nth(1)).to_have_class(re.compile("message-labelled"))
     page.get_by_test_id("continue-button").click()
+    # The 1–5 scale has its anchor words under the numbers.
+    expect(page.get_by_test_id("answer-engagingness-1")).to_contain_text("Not at all")
+    expect(page.get_by_test_id("answer-engagingness-5")).to_contain_text("Very much")
+    expect(page.get_by_test_id("rating-anchor")).to_have_text(["Not at all", "A little", "Somewhat", "Quite a lot", "Very much"])
     page.get_by_test_id("answers-submit").click()
     expect(page.get_by_test_id("rating-error")).to_contain_text("Please answer")
     page.get_by_test_id("answer-engagingness-4").click()
@@ -93,6 +98,24 @@ def test_a_model_chat_in_the_browser(mc_browser_campaign, browser: Browser, daph
     (record,) = modelchat_conversations(campaigns=["mc-browser"])
     assert record.answers == {"engagingness": 4} and record.topic == "Blues" and record.seen is True
     assert record.turn_problems == [("none",), ("repetitive", "off_topic")]
+
+
+def test_the_onboardings_none_and_the_problems_exclude_each_other(mc_browser_campaign, browser: Browser, daphne_server: str) -> None:
+    page, errors = new_page(browser)
+    page.goto(f"{daphne_server}/join/mc-browser/?worker=ulla")
+    turn = page.locator('[data-testid="sample-turn"][data-index="3"]')
+    turn.get_by_test_id("label-off_topic").check()
+    turn.get_by_test_id("label-repetitive").check()
+    turn.get_by_test_id("label-none").check()
+    for key in ("off_topic", "repetitive"):
+        expect(turn.get_by_test_id(f"label-{key}")).not_to_be_checked()
+    turn.get_by_test_id("label-off_topic").check()
+    expect(turn.get_by_test_id("label-none")).not_to_be_checked()
+    expect(turn.get_by_test_id("label-off_topic")).to_be_checked()
+    # The other messages' boxes are their own.
+    page.locator('[data-testid="sample-turn"][data-index="1"]').get_by_test_id("label-none").check()
+    expect(turn.get_by_test_id("label-off_topic")).to_be_checked()
+    assert errors == []
 
 
 @pytest.fixture

@@ -53,6 +53,7 @@ def test_two_workers_finish_a_chat_inside_mturks_frame_and_the_hit_is_submitted(
             w.get_by_test_id("no-sentence").click()
         send(frames[role], frames[order[seq % 2]], f"Line {seq} about the blues.", seq)  # type: ignore[arg-type]
     w.get_by_test_id("end-button").click()
+    w.get_by_test_id("confirm-yes").click()  # "End chat" asks once more
     a.locator('[data-testid="rating-option"][data-value="5"]').click()
     a.get_by_test_id("rating-submit").click()
 

@@ -10,6 +10,8 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Browser, expect
 
 from collect.models import Assignment, Campaign, Decision, Outcome
+from tests.annotate.test_browser import screenshot
+from tests.browser.charts import charts_drawn
 from tests.browser.test_wow_browser import pair
 from tests.paid.sweeper import beat_stand_in
 
@@ -46,7 +48,7 @@ def test_a_researcher_reviews_approves_and_pays_a_bonus(browser: Browser, daphne
     wizard, apprentice = Assignment.objects.get(room=room, role="wizard"), Assignment.objects.get(room=room, role="apprentice")
     User.objects.create_user("rita", password="review-pass-1", is_staff=True)
 
-    page = browser.new_context().new_page()
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     page.goto(f"{daphne_server}/research/{wow_campaign.slug}/review/")
     page.fill("#id_username", "rita")
     page.fill("#id_password", "review-pass-1")
@@ -58,14 +60,16 @@ def test_a_researcher_reviews_approves_and_pays_a_bonus(browser: Browser, daphne
     page.get_by_test_id("review-action").select_option("bonus")
     page.get_by_test_id("review-amount").fill("1.50")
     page.get_by_test_id("review-submit").click()
-    expect(page.get_by_test_id("review-error")).to_contain_text("not approved")
+    # The refusal names the worker as the page shows them, not an internal assignment id.
+    wizard_name = wizard.worker.pseudonym
+    expect(page.get_by_test_id("review-error")).to_have_text(f"Not approved yet, so no bonus: {wizard_name} (wizard, completed). Approve them first.")
     # Bulk approve both, then the bonus goes through.
     page.get_by_test_id(f"select-{wizard.pk}").check()
     page.get_by_test_id(f"select-{apprentice.pk}").check()
     page.get_by_test_id("review-action").select_option("approve")
     page.get_by_test_id("review-submit").click()
     expect(page.get_by_test_id("review-done")).to_contain_text("approve: done for 2")
-    expect(page.get_by_test_id(f"decision-{apprentice.pk}")).to_contain_text("approved")
+    expect(page.get_by_test_id(f"decision-{apprentice.pk}")).to_have_text("approved")
     page.get_by_test_id(f"select-{wizard.pk}").check()
     page.get_by_test_id("review-action").select_option("bonus")
     page.get_by_test_id("review-amount").fill("1.50")
@@ -74,6 +78,18 @@ def test_a_researcher_reviews_approves_and_pays_a_bonus(browser: Browser, daphne
     expect(page.get_by_test_id("review-done")).to_contain_text("bonus: done for 1")
     wizard.refresh_from_db()
     assert (wizard.decision, wizard.bonus_cents) == (Decision.APPROVED, 150)
+    expect(page.get_by_test_id(f"bonus-{wizard.pk}")).to_have_text("$1.50")  # not rounded to "2"
+    expect(page.get_by_test_id(f"owed-{wizard.pk}")).to_have_text("$1.50")  # no base pay set, plus the bonus
+    expect(page.get_by_test_id("review-rows")).to_contain_text("Owed (USD)")
+    # The dialogue view shows what the wizard checked.
+    page.get_by_test_id(f"row-{wizard.pk}").locator("xpath=following-sibling::tr[1]").locator("summary").click()
+    expect(page.get_by_test_id("review-checked").first).to_have_text("No sentence used")
+    screenshot(page, "review-1280.png")
     page.goto(f"{daphne_server}/research/{wow_campaign.slug}/dashboard/")
     expect(page.get_by_test_id("rooms-complete")).to_have_text("1")
+    expect(page.get_by_test_id("owed")).to_have_text("$1.50")
     expect(page.get_by_test_id("chart").first).to_be_visible()
+    # Counts on whole-number ticks only (a single room once gave 0.25-room steps).
+    for chart in charts_drawn(page, count=4):
+        assert chart["ticks"] and all(float(t).is_integer() for t in chart["ticks"]), chart
+    screenshot(page, "dashboard-1280.png")

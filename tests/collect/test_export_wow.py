@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from collect.exporters import ExportOptions, export_dataset
-from collect.exporters.wow import FILES, TEST_TOPIC, VALID_TOPIC
+from collect.exporters.wow import ALL_DIALOGUES, FILES, TEST_TOPIC, VALID_TOPIC
 from collect.models import Campaign, Room, RoomStatus
 from tests.factories import add_message, make_campaign, make_persona, make_room
 
@@ -95,7 +95,8 @@ def wow_campaign(db) -> Campaign:
 def test_it_writes_five_json_lists_even_when_empty(tmp_path: Path) -> None:
     files = export(tmp_path)
     assert files == {file: [] for file in FILES}
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(FILES)
+    assert json.loads((tmp_path / "out" / ALL_DIALOGUES).read_text()) == []
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted([*FILES, ALL_DIALOGUES])
 
 
 @pytest.mark.django_db
@@ -104,7 +105,11 @@ def test_it_exports_exact_keys_and_types(tmp_path: Path, wow_campaign: Campaign)
     room = wow_room(wow_campaign, messages=7)
     Room.objects.filter(pk=room.pk).update(persona=persona)
 
-    [d] = everything(export(tmp_path))
+    files = export(tmp_path)
+    [d] = everything(files)
+    [file] = [name for name, dialogues in files.items() if dialogues]
+    # Valid and test files add candidate_responses to wizard turns (tests/collect/test_export_wow_candidates.py).
+    wizard_keys = WIZARD_KEYS | ({"candidate_responses"} if file != "train.json" else set())
 
     assert set(d) == DIALOGUE_KEYS
     assert d["chosen_topic"] == "Science fiction"
@@ -114,7 +119,7 @@ def test_it_exports_exact_keys_and_types(tmp_path: Path, wow_campaign: Campaign)
     assert [t["text"] for t in d["dialog"]] == [f"says {i}" for i in range(7)]
     for turn in d["dialog"]:
         wizard = "Wizard" in turn["speaker"]
-        assert set(turn) == (WIZARD_KEYS if wizard else TURN_KEYS)
+        assert set(turn) == (wizard_keys if wizard else TURN_KEYS)
         assert isinstance(turn["speaker"], str) and isinstance(turn["text"], str)
         assert all(isinstance(t, str) for t in turn["retrieved_topics"])
         assert all(isinstance(p, dict) and len(p) == 1 for p in turn["retrieved_passages"])
@@ -362,7 +367,7 @@ def test_it_keeps_the_previous_files_when_an_export_fails(tmp_path: Path, wow_ca
         call_command("export_dataset", "wow", "--out", str(tmp_path), stdout=io.StringIO())
 
     assert {f: (tmp_path / f).read_bytes() for f in FILES} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(FILES)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*FILES, ALL_DIALOGUES])
 
 
 def _read(out: Path) -> dict[str, list[dict[str, Any]]]:

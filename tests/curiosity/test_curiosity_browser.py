@@ -160,6 +160,7 @@ def test_it_runs_a_curiosity_dialogue_to_completion(
     # --- end and both ratings
     expect(user.get_by_test_id("end-button")).to_be_visible()
     user.get_by_test_id("end-button").click()
+    user.get_by_test_id("confirm-yes").click()  # "End chat" asks once more
     for page, (dialog_rating, partner_rating) in ((user, (4, 5)), (assistant, (3, 4))):
         expect(page.get_by_test_id("rating-form")).to_be_visible()
         page.get_by_test_id("rating-submit").click()

@@ -124,11 +124,13 @@ def test_the_commands_import_and_export_a_release(release: dict, tmp_path: Path)
         assert json.loads((export / FILES[split]).read_text(encoding="utf-8")) == original
 
 
-def test_dialogs_without_a_split_are_split_by_hash_and_unseen_topic(release: dict, tmp_path: Path) -> None:
+def test_dialogs_imported_for_a_resplit_are_split_by_hash_and_unseen_topic(release: dict, tmp_path: Path) -> None:
     ids = write_factdb(tmp_path / "same.db")  # same content as the release's db
     dialogs = [dialog(100 + i, topic, ids[topic]) for i, topic in enumerate(["Namibia", "Tahiti"] * 20)]
     path = write_dialogs(tmp_path / "collected.json", dialogs, release["checksum"])
-    assert curiosity_import(path=path, facts=release["db"], campaign="mixed").split == ""
+    with pytest.raises(CuriosityImportError, match="does not name its split"):
+        curiosity_import(path=path, facts=release["db"], campaign="mixed")
+    assert curiosity_import(path=path, facts=release["db"], campaign="mixed", split="hash").split == ""
     for seed in range(50):
         out = tmp_path / f"out-{seed}"
         result = export_dataset("curiosity", out, ExportOptions(seed=seed, holdout_topics=0.5, valid=0.2, test=0.2))

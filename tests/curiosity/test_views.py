@@ -56,5 +56,7 @@ def test_the_analysis_page_is_for_staff_only(client: Client, imported: Campaign)
     assert page.status_code == 200
     html = page.content.decode()
     assert 'data-source="known" data-rate="100.0"' in html and 'data-source="none" data-rate="0.0"' in html
+    # Drawn by the vendored chart library from its JSON, not as inline SVG.
+    assert 'data-testid="interval-chart"' in html and '"kind": "interval"' in html and "<svg" not in html
     assert "2 dialogues" in html
     assert client.get("/research/curiosity/?campaign=nope").status_code == 404

@@ -94,6 +94,7 @@ def test_it_runs_a_duconv_dialogue_to_completion(
     expect(agent.get_by_test_id("end-button")).to_be_visible()
     expect(user.get_by_test_id("end-button")).to_be_hidden()
     agent.get_by_test_id("end-button").click()
+    agent.get_by_test_id("confirm-yes").click()  # "End chat" asks once more
     expect(agent.get_by_test_id("rating-wait")).to_be_visible()
     expect(user.get_by_test_id("rating-form")).to_be_visible()
     user.get_by_test_id("rating-submit").click()

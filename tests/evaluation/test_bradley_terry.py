@@ -54,7 +54,7 @@ def test_it_needs_a_prior_when_a_model_never_lost() -> None:
 
 
 def test_overlapping_intervals_share_a_rank() -> None:
-    board = leaderboard(cycle_free(), rounds=300, seed=3)
+    board = leaderboard(cycle_free(), rounds=300, seed=3, min_battles=6)
     assert all(row["lo"] <= row["score"] <= row["hi"] for row in board.values())
     assert {row["rank"] for row in board.values()} == {1}  # 22 judgments separate nobody
 
@@ -91,3 +91,42 @@ def test_close_models_are_not_separated() -> None:
 def test_the_bootstrap_is_repeatable_by_seed() -> None:
     judgments = simulated({"p": 1000.0, "q": 1100.0}, 200, seed=5)
     assert leaderboard(judgments, rounds=100, seed=4) == leaderboard(judgments, rounds=100, seed=4)
+
+
+def test_one_judgment_gives_no_interval_and_no_separate_ranks() -> None:
+    # The case seen in the field: one judgment showed "1461–1461" and ranks 1 and 2 beside p = 1.0.
+    board = leaderboard([("kb-retrieval", "no-knowledge", "model_a")], rounds=1000, seed=0)
+    assert board["kb-retrieval"]["score"] > board["no-knowledge"]["score"]
+    for row in board.values():
+        assert row["lo"] is None and row["hi"] is None and row["rank"] is None
+        assert row["battles"] == 1
+
+
+def test_a_model_gets_an_interval_and_a_rank_at_the_minimum_number_of_battles() -> None:
+    # A–B 9 judgments, B–C 1: A has 9 battles, B 10, C 1; with min_battles=10 only B is ranked.
+    judgments = [("A", "B", "model_a")] * 5 + [("A", "B", "model_b")] * 4 + [("B", "C", "model_a")]
+    board = leaderboard(judgments, rounds=200, seed=1, min_battles=10)
+    assert [board[m]["battles"] for m in "ABC"] == [9, 10, 1]
+    assert board["B"]["rank"] == 1 and board["B"]["lo"] < board["B"]["hi"]
+    assert board["A"]["rank"] is None and board["A"]["lo"] is None
+    assert board["C"]["rank"] is None
+    assert list(board)[0] == "B"  # ranked models first, the provisional ones after
+    board = leaderboard(judgments, rounds=200, seed=1, min_battles=9)
+    assert board["A"]["rank"] == board["B"]["rank"] == 1  # 5–4 separates nobody
+
+
+def test_without_bootstrap_rounds_nobody_is_ranked() -> None:
+    board = leaderboard(cycle_free(), rounds=0, min_battles=1)
+    assert all(row["rank"] is None and row["lo"] is None for row in board.values())
+    assert list(board) == ["A", "B", "C"]  # still in score order
+
+
+def test_a_rank_counts_the_ranked_models_wholly_above() -> None:
+    strengths = {"top": 1300.0, "mid": 1000.0, "low": 700.0}
+    judgments = simulated(strengths, 3000, seed=3) + [("rare", "low", "model_a")] * 2
+    board = leaderboard(judgments, rounds=300, seed=2)
+    assert [board[m]["rank"] for m in ("top", "mid", "low")] == [1, 2, 3]
+    assert board["rare"]["rank"] is None and board["rare"]["battles"] == 2
+    for name in ("top", "mid", "low"):
+        above = [m for m in ("top", "mid", "low") if board[m]["lo"] > board[name]["hi"]]
+        assert board[name]["rank"] == 1 + len(above)

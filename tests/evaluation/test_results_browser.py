@@ -19,6 +19,7 @@ from collect.models import Worker
 from tests.annotate.conftest import Api
 from tests.annotate.test_browser import screenshot
 from tests.annotate.test_pairwise import answer_all
+from tests.browser.charts import charts_drawn
 from tests.chromium import CHROMIUM, launched
 from tests.evaluation.campaign import make_campaign, populate
 
@@ -30,14 +31,15 @@ pytestmark = [
 
 def test_the_results_page_draws_its_charts(live_server) -> None:
     populate(make_campaign())
-    call_command("create_annotation_job", "mc-pairs", "--kind", "pairwise", "--campaign", "eval-mc", "--overlap", "1",
+    call_command("create_annotation_job", "mc-pairs", "--kind", "pairwise", "--campaign", "eval-mc", "--overlap", "3",
                  stdout=io.StringIO())
-    answer_all(Api(Client(), Worker.objects.create(external_id="alice")), Job.objects.get(slug="mc-pairs"), check_right=True)
+    for name in ("alice", "bob", "carol"):  # 21 judgments: every model reaches the 10 it needs for an interval
+        answer_all(Api(Client(), Worker.objects.create(external_id=name)), Job.objects.get(slug="mc-pairs"), check_right=True)
     staff = Client()
     staff.force_login(User.objects.create(username="rita", is_staff=True))
     cookie = staff.cookies[settings.SESSION_COOKIE_NAME].value
     with launched(timeout_ms=10_000) as browser:
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}])
         page = context.new_page()
         errors: list[str] = []
@@ -45,9 +47,16 @@ def test_the_results_page_draws_its_charts(live_server) -> None:
         page.goto(f"{live_server.url}/annotate/results/eval-mc/")
         expect(page.get_by_test_id("results-title")).to_have_text("Eval campaign: results")
         expect(page.get_by_test_id("interval-chart")).to_have_count(2)  # engagingness, leaderboard
-        expect(page.get_by_test_id("interval-chart").first.locator("circle")).to_have_count(3)
+        expect(page.get_by_test_id("interval-chart").first.get_by_test_id("chart-table").locator("tbody tr")).to_have_count(3)
         expect(page.get_by_test_id("chart")).to_have_count(2)  # Wiki F1, problem share
         expect(page.get_by_test_id("leaderboard-row")).to_have_count(3)
         expect(page.get_by_test_id("model-row").first).to_contain_text("bad-bot")
+        drawn = charts_drawn(page, count=4)
+        assert all(chart["font"] >= 13 for chart in drawn)
+        # The per-model table scrolls inside its card instead of running past it.
+        table = page.get_by_test_id("per-model-scroll").bounding_box()
+        card = page.get_by_test_id("per-model-card").bounding_box()
+        assert table["x"] + table["width"] <= card["x"] + card["width"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
         screenshot(page, "eval-results.png")
         assert errors == []

@@ -29,7 +29,7 @@ def test_a_chinese_job_serves_its_pairwise_question_in_chinese(api: dict[str, Ap
     Job.objects.filter(pk=job.pk).update(language="zh-hans")
     item = api["bob"].next(job).json()["item"]
     assert item["question"] == "哪位说话人听起来更像真人？"
-    assert item["reason_prompt"] == "请简要说明你的选择（几个词或一句话即可）。"
+    assert item["reason_prompt"] == "请简要说明你选择的理由（几个词或一句话即可）"
     assert [c["option"] for c in item["conversations"]] == ["说话人 1听起来更像真人", "说话人 2听起来更像真人"]
     assert {turn["speaker"] for turn in item["conversations"][0]["turns"]} == {"说话人 1", "搭档"}
 

@@ -1,6 +1,6 @@
 """With a broker, the model's turn runs in a real Celery worker on the `models` queue, which posts
 the reply and broadcasts it over the Redis channel layer to the evaluator's socket (second pass);
-the DuConv variant's opening too."""
+the DuConv variant's opening too; an OpenAI-compatible model's key is read from the worker's environment."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from channels.db import database_sync_to_async
 
-from collect.modelchat.models import ModelTurn
+from collect.modelchat.models import EvalModel, EvalModelKind, ModelTurn
 from tests.collect.ws import connect, receive_until, send
 from tests.modelchat.conftest import seat
+from tests.modelchat.openai_server import completion, openai_server
 from tests.services import celery_worker, needs_broker, child_database_url
 
 pytestmark = [
@@ -53,3 +54,30 @@ async def test_the_duconv_opening_comes_from_the_models_queue(models_worker, dc_
     turn = await ModelTurn.objects.select_related("message").aget()
     assert frame["role"] == "wizard" and turn.message.seq == 1 and turn.error == "" and frame["text"] == turn.message.text
     assert turn.message.knowledge_used == turn.knowledge_used and len(turn.knowledge_used) == 1
+
+
+async def test_an_openai_model_is_called_by_the_worker_with_the_key_from_its_environment(settings, index_dir: Path, mc_campaign, tmp_path) -> None:
+    """The key lives only in the worker's environment: the model stores its name, the worker
+    reads it, the server sees it, and the worker's log (at DEBUG) never shows it."""
+    key = "sk-worker-5d1c0a77e2"
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    env = {**os.environ, "DATABASE_URL": child_database_url(), "GROUNDWORK_INDEX_DIR": str(index_dir), "GW_WORKER_KEY": key}
+    with openai_server() as server, (tmp_path / "worker.log").open("wb") as log:
+        server.reply[0] = lambda request: completion("Six, usually. [1]")
+        await EvalModel.objects.acreate(
+            name="served", kind=EvalModelKind.OPENAI, endpoint_url=server.base_url, options={"model": "test-model", "api_key_env": "GW_WORKER_KEY"}
+        )
+        erin = await database_sync_to_async(seat)(mc_campaign, "erin", "served")
+        with celery_worker("-Q", "models", "--pool", "threads", "--concurrency", "2", "--loglevel", "DEBUG", env=env, log=log):
+            socket = await connect(f"/ws/room/{erin.room.id}/", erin.cookie)
+            await send(socket, {"type": "choose_topic", "topic": "Guitar"})
+            await send(socket, {"type": "message", "client_id": "h1", "text": "How many strings?"})
+            frame = await receive_until(socket, "message", timeout=60)
+            while frame["role"] != "wizard":
+                frame = await receive_until(socket, "message", timeout=60)
+            await socket.disconnect()
+        (request,) = server.requests
+    assert frame["text"] == "Six, usually." and request.headers["authorization"] == f"Bearer {key}"
+    turn = await ModelTurn.objects.select_related("message").aget(message__room=erin.room)
+    assert turn.error == "" and turn.knowledge_used == request.body["messages"][0]["content"].split("[1] Guitar: ")[1].split("\n")[0]
+    assert key not in (tmp_path / "worker.log").read_text()

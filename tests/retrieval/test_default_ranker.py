@@ -85,3 +85,12 @@ def test_a_copy_without_the_minilm_model_falls_back_to_lexical(monkeypatch: pyte
     assert default_model_dir(features="auto", device="auto") == tmp_path / "lexical"
     with pytest.raises(ImproperlyConfigured, match="no MiniLM model is shipped"):
         default_model_dir(features="minilm", device="auto")
+
+
+def test_the_papers_tfidf_baseline_can_be_the_live_ranker(monkeypatch: pytest.MonkeyPatch) -> None:
+    from retrieval.rankers.load import live_ranker
+
+    monkeypatch.setenv("GROUNDWORK_RANKER", "tfidf-paper")
+    config = ranker_config()
+    assert (config.ranker, config.checkpoint, config.bundled) == ("tfidf-paper", None, False)
+    assert live_ranker().name == "tfidf-paper"

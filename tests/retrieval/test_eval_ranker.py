@@ -61,7 +61,7 @@ def test_eval_ranker_prints_the_papers_metrics_as_json(tmp_path: Path) -> None:
     out = run("--wowpp", write_wowpp(tmp_path / "w.json"), "--ranker", "tfidf", "--json")
 
     metrics = json.loads(out)
-    assert list(metrics) == ["MRR@1", "MRR@5", "MAP@5", "MAP@10", "NDCG@5", "NDCG@10", "n"]
+    assert list(metrics) == ["MRR@1", "MRR@5", "MAP@5", "MAP@10", "NDCG@5", "NDCG@10", "gNDCG@5", "gNDCG@10", "n"]
     assert metrics["n"] == 3  # the mountain context has no relevant candidate
     assert metrics["MRR@1"] == 1.0
 
@@ -112,3 +112,28 @@ def test_the_gold_mark_of_the_published_files_never_reaches_a_ranker(tmp_path: P
     [context] = wowpp_read(path)
 
     assert [c.title for c in context.candidates] == ["Ballet", "Ballet"]
+
+
+def test_tfidf_paper_reads_the_last_turn_against_the_sentence_alone() -> None:
+    from retrieval.rankers.tfidf_paper import TfidfPaperRanker
+
+    candidates = [Candidate("Jazz", "Blues originated in the Deep South."),
+                  Candidate("Blues", "Swing and improvisation mark this music.")]
+    # The earlier turn, the topic and the titles all say jazz; the last turn alone says improvisation.
+    scores = TfidfPaperRanker().score(["Do you like jazz?", "I love improvisation."], candidates, topic="Jazz")
+    assert scores[1] > scores[0] == 0.0
+    assert TfidfRanker().score(["Do you like jazz?", "I love improvisation."], candidates, topic="Jazz").argmax() == 0
+    assert TfidfPaperRanker().score(["Hi"], []).shape == (0,)
+    assert not TfidfPaperRanker().score(["a"], [Candidate("", "!")]).any()  # no word at all: all zero
+
+
+def test_eval_ranker_runs_the_paper_baseline(tmp_path: Path) -> None:
+    metrics = json.loads(run("--wowpp", write_wowpp(tmp_path / "w.json"), "--ranker", "tfidf-paper", "--json"))
+    assert metrics["n"] == 3 and 0.0 <= metrics["gNDCG@10"] <= 1.0
+
+
+@pytest.mark.skipif(not SHARED_TEST_SEEN.is_file(), reason="the shared WOW++ test file is not here")
+def test_the_paper_baseline_on_the_published_test_seen_file() -> None:
+    metrics = json.loads(run("--wowpp", SHARED_TEST_SEEN, "--ranker", "tfidf-paper", "--json"))
+    assert metrics["n"] == 189
+    assert metrics["MRR@1"] == pytest.approx(0.4127, abs=1e-4)  # docs/retrieval.md

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from retrieval.index import index_build, index_load
+from retrieval.index import TermMajorIndex, index_build, index_load
 from retrieval.models import Article
 from retrieval.tasks import build_index
 from tests.retrieval.conftest import MakeSource
@@ -182,3 +182,19 @@ def test_a_blended_search_scores_the_weighted_sum_of_cosines(make_source: MakeSo
         assert score == pytest.approx(expected[pk], rel=1e-5)
     assert [s for _, s in blended] == sorted((s for _, s in blended), reverse=True)
     assert index.search_blend([(turn, 1.0), (topic, 0.0)], k=100) == index.search(turn, k=100)
+
+
+def test_it_matches_words_by_their_stems(make_source: MakeSource, index_dir: Path) -> None:
+    source = make_source({"Composer": "She is a composer who composes film scores.", "Painter": "He paints portraits in oil."})
+    index_build(source_id=source.pk)
+
+    assert search(index_dir, "who composed it", k=1) == ["Composer"]
+
+
+def test_an_index_built_without_stems_is_queried_with_its_own_tokens(make_source: MakeSource, index_dir: Path) -> None:
+    index_build(source_id=make_source(ANIMALS).pk)
+    index = index_load(index_dir=index_dir, slug="kb")
+    unstemmed = TermMajorIndex(**{**vars(index), "meta": {k: v for k, v in index.meta.items() if k != "stems"}})
+
+    assert index.vectorizer.build_analyzer()("Dogs barking") == ["dog", "bark", "dog bark"]
+    assert unstemmed.vectorizer.build_analyzer()("Dogs barking") == ["dogs", "barking", "dogs barking"]

@@ -45,3 +45,33 @@ def test_ranking_metrics_average_and_skip_rankings_without_a_relevant_candidate(
 def test_ranking_metrics_of_nothing_are_zero() -> None:
     assert ranking_metrics([]) == {"MRR@1": 0.0, "MRR@5": 0.0, "MAP@5": 0.0, "MAP@10": 0.0, "NDCG@5": 0.0,
                                    "NDCG@10": 0.0, "n": 0}
+
+
+def test_graded_ndcg_weighs_each_candidate_by_its_confidence() -> None:
+    from retrieval.rankers.metrics import graded_ndcg
+
+    # Ranked gains 0.6, 0.9, 0.0: the ideal order is 0.9, 0.6.
+    dcg = 0.6 / math.log2(2) + 0.9 / math.log2(3)
+    ideal = 0.9 / math.log2(2) + 0.6 / math.log2(3)
+    assert graded_ndcg([0.6, 0.9, 0.0], 5) == pytest.approx(dcg / ideal)
+    assert graded_ndcg([0.9, 0.6, 0.0], 5) == pytest.approx(1.0)
+    assert graded_ndcg([0.0, 0.0], 5) == 0.0
+    # Binary NDCG cannot tell these two rankings apart; graded NDCG can.
+    better, worse = [1.0, 0.6, 0.5], [0.6, 1.0, 0.5]
+    assert ndcg([g >= 0.6 for g in better], 5) == ndcg([g >= 0.6 for g in worse], 5) == 1.0
+    assert graded_ndcg(better, 5) == 1.0 > graded_ndcg(worse, 5)
+
+
+def test_graded_ranking_metrics_use_the_rankings_the_binary_ones_use() -> None:
+    from retrieval.rankers.metrics import graded_ranking_metrics
+
+    metrics = graded_ranking_metrics([
+        ([True, False], [0.7, 0.2]),
+        ([False, True], [0.3, 0.8]),
+        ([False, False], [0.5, 0.1]),  # nothing relevant: skipped by both, though its gains are not zero
+    ])
+    assert metrics["n"] == 2 and metrics["MRR@1"] == pytest.approx(0.5)
+    first = 1.0
+    second = (0.3 + 0.8 / math.log2(3)) / (0.8 + 0.3 / math.log2(3))
+    assert metrics["gNDCG@5"] == pytest.approx((first + second) / 2)
+    assert metrics["gNDCG@10"] == pytest.approx((first + second) / 2)

@@ -194,3 +194,36 @@ def test_it_reads_only_the_given_source(animals: KnowledgeSource, make_source: M
     assert topic_passage(source_id=other.pk, title="Axolotl") == ["An axolotl brand of bicycles."]
     with pytest.raises(IndexNotBuilt):
         passages_for_query(source_id=other.pk, query="axolotl")
+
+
+FILMS = {
+    "Star Wars": "Star Wars is a space opera franchise created by George Lucas.",
+    "Star cluster": "A star cluster is a group of stars held together by gravity.",
+    "Punic Wars": "The Punic Wars were three wars between Rome and Carthage.",
+    "Johann Strauss": "Johann Strauss composed waltzes in Vienna.",
+}
+
+
+def test_a_turns_words_that_repeat_the_topic_count_once(make_source: MakeSource) -> None:
+    source = make_source(FILMS)
+    index_build(source_id=source.pk)
+    ask = lambda turn: passages_for_query(source_id=source.pk, query=turn, k=4, topic="Star Wars", topic_weight=1.0)
+
+    assert ask("Who composed the music for Star Wars?") == ask("Who composed the music?")
+    assert ask("Who composed the music?")[1]["title"] == "Johann Strauss"  # "composed" meets "composers" by its stem
+
+
+def test_a_topic_without_an_article_is_blended_by_its_title_alone(animals: KnowledgeSource) -> None:
+    passages = passages_for_query(source_id=animals.pk, query="which one barks", k=1, topic="wolves and dogs", topic_weight=1.0)
+
+    assert [p["title"] for p in passages] == ["Dog"]
+
+
+def test_the_topics_part_of_the_query_is_made_once(animals: KnowledgeSource) -> None:
+    passages_for_query(source_id=animals.pk, query="warm up", topic="Dog", topic_weight=1.0, source_slug=animals.slug)
+    passages_for_query(source_id=animals.pk, query="salamander lake", k=7, topic="Dog", topic_weight=1.0, source_slug=animals.slug)
+
+    with CaptureQueriesContext(connection) as queries:
+        passages_for_query(source_id=animals.pk, query="salamander lake", k=7, topic="Dog", topic_weight=1.0, source_slug=animals.slug)
+
+    assert len(queries) == 0

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotate.evaluation.bradley_terry import interval_text, rank_text
 from annotate.models import Job
 from annotate.selectors.report import annotation_report
 
@@ -33,11 +34,16 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
             return
-        progress, agreement = report["progress"], report["agreement"]
+        progress = report["progress"]
         self.stdout.write(f"{job.name} ({job.slug}, {job.kind}, {job.overlap} per item)")
         self.stdout.write(f"items       {progress['complete']}/{progress['items']} complete, items by role {report['items']}")
         self.stdout.write(f"answers     {report['answers']}")
-        self.stdout.write(f"agreement   {agreement['measure']} = {_fmt(agreement['value'])} over {agreement['units']} units")
+        for measure in report["agreements"]:
+            self.stdout.write(f"agreement   {measure['measure']} = {_fmt(measure['value'])} over {measure['units']} units")
+            if measure.get("unit"):
+                self.stdout.write(f"  unit      {measure['unit']}")
+            if measure.get("left_out_because"):
+                self.stdout.write(f"  left out  {measure['units_left_out']} units: {measure['left_out_because']}")
         if "relevance" in report:
             per_item = report["relevance"]["relevant_per_item"]
             self.stdout.write(
@@ -62,7 +68,9 @@ class Command(BaseCommand):
                     f" ({row['wins']}–{row['losses']}, {row['ties']} ties), binomial p {_fmt(row['p'])}"
                 )
             for name, row in pairwise["leaderboard"].items():
-                self.stdout.write(f"leaderboard {row['rank']:>2}. {name:<20} {row['score']:7.1f} [{row['lo']:.0f}, {row['hi']:.0f}]")
+                self.stdout.write(
+                    f"leaderboard {rank_text(row):>2}. {name:<20} {row['score']:7.1f} [{interval_text(row)}] {row['battles']} judgments"
+                )
             for row in pairwise["excluded_annotators"]:
                 self.stdout.write(f"excluded    {row['worker']} (check score {_fmt(row['check_score'])})")
         elif "dialog_acts" in report:

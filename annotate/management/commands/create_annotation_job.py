@@ -17,6 +17,7 @@ from annotate.models import Job, JobKind
 from collect.models import Outcome, Platform
 from annotate.services import AnnotationError
 from annotate.services.candidates import SOURCES
+from annotate.services.controls import CONTROL_GOLD_RATE, job_control_pairs_add
 from annotate.services.jobs import job_create, job_items_from_campaigns
 
 
@@ -30,7 +31,15 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="")
         parser.add_argument("--instructions", default="")
         parser.add_argument("--overlap", type=int, default=None, help="annotators per item (default 10 relevance, 2 acts)")
-        parser.add_argument("--gold-rate", type=float, default=0.0, help="share of served items that are gold")
+        parser.add_argument(
+            "--gold-rate", type=float, default=None, help=f"share of served items that are gold (default 0; {CONTROL_GOLD_RATE} with --control-pairs)"
+        )
+        parser.add_argument(
+            "--control-pairs", type=int, default=0, help="pairwise: add this many built-in control pairs (known better vs worse) as gold"
+        )
+        parser.add_argument(
+            "--control-onboarding", type=int, default=0, help="pairwise: this many built-in control pairs first, as qualification items"
+        )
         parser.add_argument("--threshold", type=float, default=0.6, help="relevance threshold")
         parser.add_argument("--reservation-seconds", type=int, default=900)
         parser.add_argument(
@@ -66,7 +75,7 @@ class Command(BaseCommand):
                     overlap=opts["overlap"],
                     candidates=candidates,
                     instructions=opts["instructions"],
-                    gold_rate=opts["gold_rate"],
+                    gold_rate=_gold_rate(opts),
                     relevance_threshold=opts["threshold"],
                     reservation_seconds=opts["reservation_seconds"],
                     completion_code=_completion_code(opts),
@@ -79,11 +88,24 @@ class Command(BaseCommand):
             elif job.kind != opts["kind"]:
                 raise CommandError(f"job {job.slug!r} labels {job.kind}, not {opts['kind']}")
             added = job_items_from_campaigns(job=job, campaigns=opts["campaigns"], include_incomplete=opts["include_incomplete"])
+            controls = job_control_pairs_add(job=job, count=opts["control_pairs"]) if opts["control_pairs"] else 0
+            if opts["control_onboarding"]:
+                onboarding = job_control_pairs_add(job=job, count=opts["control_onboarding"], onboarding=True)
         except AnnotationError as error:
             raise CommandError(error.message) from error
         code = f"; completion code {job.completion_code}" if job.completion_code else "; no completion code"
+        if opts["control_pairs"]:
+            code += f"; {controls} control pair(s) added, served at gold rate {job.gold_rate:g}"
+        if opts["control_onboarding"]:
+            code += f"; {onboarding} onboarding control pair(s) added"
         code += f"; {job.get_platform_display()}"
         self.stdout.write(self.style.SUCCESS(f"{job.slug}: added {added} item(s), {job.items.count()} in all{code}"))
+
+
+def _gold_rate(opts: dict[str, Any]) -> float:
+    if opts["gold_rate"] is not None:
+        return opts["gold_rate"]
+    return CONTROL_GOLD_RATE if opts["control_pairs"] else 0.0
 
 
 def _completion_code(opts: dict[str, Any]) -> str:

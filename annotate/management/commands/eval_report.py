@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotate.evaluation.bradley_terry import interval_text, rank_text
 from annotate.selectors.evaluation import campaign_evaluation
 from collect.models import Campaign, Protocol
 
@@ -66,7 +67,8 @@ class Command(BaseCommand):
                 f"  {test['question']}: {test['model_a']} vs {test['model_b']}: Welch p={_fmt(welch['p'], 4)} d={_fmt(welch['cohens_d'])}"
                 f"; Mann–Whitney p={_fmt(mwu['p'], 4)} r={_fmt(mwu['rank_biserial'])}"
             )
-        for job in report["pairwise"]:
-            write(f"  pairwise job {job['job']} ({job['question']}, {job['judgments']} judgments)")
-            for name, row in job["leaderboard"].items():
-                write(f"    {row['rank']:>2}. {name:<20} {row['score']:7.1f}  [{row['lo']:.0f}, {row['hi']:.0f}]  {row['battles']} judgments")
+        for board in report["pairwise_by_question"]:
+            left_out = f", {board['excluded_judges']} judge(s) left out" if board["excluded_judges"] else ""
+            write(f"  {board['question']} leaderboard (jobs {', '.join(board['jobs'])}; {board['judgments']} judgments{left_out})")
+            for name, row in board["leaderboard"].items():
+                write(f"    {rank_text(row):>2}. {name:<20} {row['score']:7.1f}  [{interval_text(row)}]  {row['battles']} judgments")

@@ -55,13 +55,19 @@ class Command(BaseCommand):
         parser.add_argument("--facts", type=Path, default=None, help="Curiosity: the fact db (wiki_sql.sqlite.db) of the file")
         parser.add_argument("--campaign", default="", metavar="SLUG", help="personas: the campaign they belong to")
         parser.add_argument("--question", default="", help="pairwise: engaging, interesting, humanlike or knowledgeable")
+        parser.add_argument(
+            "--split",
+            default=None,
+            help="curiosity, duconv: the split these dialogues belong to, where the file name does not say it; "
+            "'hash' lets every export split them by hash instead (a re-split, only when asked)",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
             importer: Importer = import_string(IMPORTERS[opts["dataset"]])
         except KeyError:
             raise CommandError(f"unknown dataset {opts['dataset']!r}; choose one of: {', '.join(sorted(IMPORTERS))}") from None
-        keys = ("job", "name", "role", "overlap", "annotators", "threshold", "facts", "campaign", "question")
+        keys = ("job", "name", "role", "overlap", "annotators", "threshold", "facts", "campaign", "question", "split")
         options = {key: opts[key] for key in keys}
         try:
             summary = importer(opts["file"], options)

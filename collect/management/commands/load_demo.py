@@ -2,7 +2,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from collect.curiosity.demo import curiosity_demo_ensure
 from collect.demo import demo_campaign_ensure
+from collect.demo_jobs import demo_jobs_ensure
 from collect.duconv.demo import duconv_demo_ensure
 from collect.modelchat.demo import modelchat_demo_ensure, modelchat_duconv_demo_ensure
 from retrieval.models import KnowledgeSource
@@ -27,3 +29,8 @@ class Command(BaseCommand):
         self.stdout.write(f"DuConv demo ready: {duconv.knowledge_source.triples.count()} triples, campaign '{duconv.slug}'")
         duconv_chat = modelchat_duconv_demo_ensure(source=duconv.knowledge_source)
         self.stdout.write(f"DuConv model-chat demo ready: campaign '{duconv_chat.slug}'")
+        curiosity = curiosity_demo_ensure(wiki=source)
+        topics = len(curiosity.protocol_config["topics"])
+        self.stdout.write(f"Curiosity demo ready: {topics} topics in '{curiosity.knowledge_source.slug}', campaign '{curiosity.slug}'")
+        for line in demo_jobs_ensure():
+            self.stdout.write(line)

@@ -1,10 +1,12 @@
-"""`manage.py register_model NAME (--python DOTTED.PATH | --url URL) [--timeout S --retries N
+"""`manage.py register_model NAME (--python DOTTED.PATH | --url URL | --openai BASE_URL --model MODEL
+[--api-key-env VAR --temperature T --max-tokens N --no-check]) [--timeout S --retries N
 --concurrency N --options JSON]`: register (or update) a model for human evaluation.
 `register_model --builtins` registers the built-in bots."""
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -13,16 +15,24 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from collect.modelchat.bots import builtin_models_ensure
 from collect.modelchat.models import EvalModel, EvalModelKind
 
+OPENAI_ONLY = ("model", "api_key_env", "temperature", "max_tokens")
+
 
 class Command(BaseCommand):
-    help = "Register a dialogue model (a Python class or an HTTP endpoint) for model-chat campaigns."
+    help = "Register a dialogue model (a Python class, an HTTP or an OpenAI-compatible endpoint) for model-chat campaigns."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", nargs="?", help="the model's name in campaigns and results (a slug)")
         kind = parser.add_mutually_exclusive_group()
         kind.add_argument("--python", metavar="DOTTED.PATH", help="a class with respond(context) -> reply")
         kind.add_argument("--url", help="an endpoint taking POST JSON {history, topic, knowledge, goal?} -> {text}")
+        kind.add_argument("--openai", metavar="BASE_URL", help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
         kind.add_argument("--builtins", action="store_true", help="register the built-in bots")
+        parser.add_argument("--model", help="with --openai: the served model's name")
+        parser.add_argument("--api-key-env", metavar="VAR", help="with --openai: the environment variable holding the API key")
+        parser.add_argument("--temperature", type=float, help="with --openai: sampling temperature, 0 to 2")
+        parser.add_argument("--max-tokens", type=int, help="with --openai: the longest reply, in tokens")
+        parser.add_argument("--no-check", action="store_true", help="with --openai: do not ask the server now")
         parser.add_argument("--description", default="")
         parser.add_argument("--timeout", type=float, default=10.0, help="seconds per attempt")
         parser.add_argument("--retries", type=int, default=1)
@@ -35,18 +45,22 @@ class Command(BaseCommand):
             names = [m.name for m in builtin_models_ensure()]
             self.stdout.write(f"built-in models registered: {', '.join(names)}")
             return
-        if not opts["name"] or not (opts["python"] or opts["url"]):
-            raise CommandError("give NAME and one of --python DOTTED.PATH or --url URL (or --builtins)")
+        if not opts["name"] or not (opts["python"] or opts["url"] or opts["openai"]):
+            raise CommandError("give NAME and one of --python DOTTED.PATH, --url URL or --openai BASE_URL --model MODEL (or --builtins)")
         try:
             options = json.loads(opts["options"])
         except ValueError as error:
             raise CommandError(f"--options is not valid JSON: {error}") from error
+        if opts["openai"]:
+            options = self._openai_options(options, opts)
+        elif any(opts[key] is not None for key in OPENAI_ONLY) or opts["no_check"]:
+            raise CommandError("--model, --api-key-env, --temperature, --max-tokens and --no-check go with --openai")
         if opts["retries"] < 0 or opts["concurrency"] < 1:
             raise CommandError("--retries must be at least 0 and --concurrency at least 1")
         model = EvalModel.objects.filter(name=opts["name"]).first() or EvalModel(name=opts["name"])
-        model.kind = EvalModelKind.PYTHON if opts["python"] else EvalModelKind.HTTP
+        model.kind = EvalModelKind.PYTHON if opts["python"] else EvalModelKind.OPENAI if opts["openai"] else EvalModelKind.HTTP
         model.dotted_path = opts["python"] or ""
-        model.endpoint_url = opts["url"] or ""
+        model.endpoint_url = opts["url"] or opts["openai"] or ""
         model.description = opts["description"]
         model.timeout_seconds = opts["timeout"]
         model.retries = opts["retries"]
@@ -57,5 +71,29 @@ class Command(BaseCommand):
             model.full_clean()
         except ValidationError as error:
             raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())) from error
+        if model.kind == EvalModelKind.OPENAI:
+            self._openai_check(model, check=not opts["no_check"])
         model.save()
         self.stdout.write(self.style.SUCCESS(f"registered {model.kind} model {model.name!r}"))
+
+    def _openai_options(self, options: Any, opts: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(options, dict):
+            raise CommandError("--options must be a JSON object")
+        if not opts["model"]:
+            raise CommandError("--openai needs --model MODEL: the name the server knows the model by")
+        given = {key: opts[key] for key in OPENAI_ONLY}
+        return {**options, **{k: v for k, v in given.items() if v is not None}}
+
+    def _openai_check(self, model: EvalModel, *, check: bool) -> None:
+        from collect.modelchat.openai_check import endpoint_check
+
+        variable = model.options.get("api_key_env")
+        if not check:
+            if variable and variable not in os.environ:
+                raise CommandError(f"the environment variable {variable} is not set (it must hold the endpoint's API key)")
+            return
+        result = endpoint_check(base_url=model.endpoint_url, model=model.options["model"], api_key_env=variable)
+        if result.problems:
+            raise CommandError("; ".join(result.problems))
+        for note in result.notes:
+            self.stdout.write(self.style.WARNING(f"note: {note}"))

@@ -1,4 +1,4 @@
-"""python manage.py eval_ranker --wowpp FILE --ranker tfidf|neural|hybrid|learned [--checkpoint DIR]
+"""python manage.py eval_ranker --wowpp FILE --ranker tfidf|tfidf-paper|neural|hybrid|learned [--checkpoint DIR]
 [--half a|b] [--json]
 python manage.py eval_ranker --wowpp FILE --ranker learned --cross-fit [--lexical-only] [--c 1.0] [--json]"""
 
@@ -17,13 +17,14 @@ from tqdm import tqdm
 from retrieval.rankers.config import RANKERS
 from retrieval.rankers.evaluate import learned_cross_fit, ranker_evaluate
 from retrieval.rankers.load import ranker_get
-from retrieval.rankers.metrics import METRICS
+from retrieval.rankers.metrics import GRADED, METRICS
 from retrieval.rankers.wowpp import RELEVANCE_THRESHOLD, WowppError, wowpp_read
 
 
 class Command(BaseCommand):
     help = ("Rank each WOW++ context's annotated sentences and print MRR@1, MRR@5, MAP@5, MAP@10, NDCG@5, "
-            "NDCG@10 (relevant = confidence >= 0.6; contexts with nothing relevant skipped) and n.")
+            "NDCG@10 (relevant = confidence >= 0.6; contexts with nothing relevant skipped), graded NDCG@5 and "
+            "@10 (gain = confidence) on the same contexts, and n.")
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--wowpp", type=Path, required=True, help="a WOW++ file")
@@ -87,11 +88,11 @@ class Command(BaseCommand):
 
     def report(self, metrics: dict[str, float], options: dict[str, Any], started: float, what: str) -> None:
         if options["json"]:
-            self.stdout.write(json.dumps({name: round(metrics[name], 4) for name in METRICS} | {"n": metrics["n"]}))
+            self.stdout.write(json.dumps({name: round(metrics[name], 4) for name in (*METRICS, *GRADED)} | {"n": metrics["n"]}))
             return
         half = f" (half {options['half']})" if options["half"] else ""
         self.stdout.write(f"{what} on {options['wowpp'].name}"
                           f"{half}: "
                           f"{metrics['n']} contexts in {time.perf_counter() - started:.1f} s")
-        for name in METRICS:
-            self.stdout.write(f"{name:<8}{metrics[name]:.4f}")
+        for name in (*METRICS, *GRADED):
+            self.stdout.write(f"{name:<9}{metrics[name]:.4f}")

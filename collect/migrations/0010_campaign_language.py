@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('collect', '0007_action_receipt'),
+        ('collect', '0009_merge_currency_openai_kind'),
     ]
 
     operations = [

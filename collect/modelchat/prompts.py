@@ -1,0 +1,107 @@
+"""The chat messages an OpenAI-compatible model gets, built from Groundwork's model context
+(collect/modelchat/turns.py, duconv.py), and the knowledge its reply says it used.
+
+One system prompt per kind of chat: `wow` (the topic and the knowledge a human wizard would see,
+numbered; the model ends its reply with the number of the one sentence it used), `duconv` (the goal
+and the numbered triples; the model ends with the numbers of the triples it used) and `plain` (no
+knowledge: the history alone, no system prompt by default). `opening` is the user turn sent when the
+model speaks first (the DuConv variant). Each is a template with {named} fields, replaceable per
+model in options["prompts"]."""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Any
+
+DEFAULT_PROMPTS = {
+    "wow": (
+        "You are chatting with a person about {topic}. Answer their last message in one or two short, "
+        "friendly sentences, using one fact from the knowledge below.\n"
+        "Knowledge:\n{knowledge}\n"
+        "End your reply with the number of the fact you used in brackets, e.g. [2], or [0] if you used none."
+    ),
+    "duconv": (
+        "You lead a conversation with a person. Your goal: {goal}. Move the conversation towards it step "
+        "by step, one or two short sentences at a time, using the facts below.\n"
+        "Facts:\n{knowledge}\n"
+        "End your reply with the numbers of the facts you used in brackets, e.g. [1][3]."
+    ),
+    "plain": "",
+    "opening": "Please start the conversation.",
+}
+PROMPT_FIELDS = {"wow": {"topic", "knowledge"}, "duconv": {"goal", "knowledge", "topic"}, "plain": {"topic"}, "opening": set()}
+CITATION = re.compile(r"\s*\[(\d{1,3})\]")
+
+
+def template_problems(name: str, template: Any) -> list[str]:
+    """What is wrong with a prompt template: an unknown prompt, a field it cannot have, bad braces."""
+    if name not in PROMPT_FIELDS:
+        return [f"unknown prompt; the prompts are {', '.join(PROMPT_FIELDS)}"]
+    if not isinstance(template, str):
+        return ["a template must be a string"]
+    allowed = PROMPT_FIELDS[name]
+    try:
+        fields = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
+    except ValueError as error:
+        return [f"{error} (write {{{{ and }}}} for literal braces)"]
+    wrong = sorted({f for f in fields if f not in allowed})
+    if wrong:
+        may = ", ".join("{" + f + "}" for f in sorted(allowed)) or "none"
+        return [f"unknown field(s) {', '.join('{' + f + '}' for f in wrong)}; it may use {may}"]
+    return []
+
+
+def _render(options: dict[str, Any], name: str, **fields: str) -> str:
+    template = options.get("prompts", {}).get(name, DEFAULT_PROMPTS[name])
+    return template.format(**{k: v for k, v in fields.items() if k in PROMPT_FIELDS[name]})
+
+
+def _goal_text(goal: list[list[str]]) -> str:
+    """DuConv's goal, START a b + relations, in words."""
+    first, *relations = goal
+    text = f"talk first about {first[1]}, then about {first[2]}"
+    details = "; ".join(", ".join(triple) for triple in relations)
+    return f"{text} ({details})" if details else text
+
+
+def messages_build(*, context: dict[str, Any], options: dict[str, Any], knowledge_limit: int) -> tuple[list[dict[str, str]], list[Any]]:
+    """The chat messages for `context`, and what the numbers [1], [2] … in the prompt stand for
+    (knowledge sentences, or triple ids in a DuConv context)."""
+    numbered: list[Any] = []
+    if "goal" in context:
+        triples = context["knowledge"][:knowledge_limit]
+        numbered = list(range(len(triples)))
+        lines = "\n".join(f"[{i + 1}] {' | '.join(map(str, t))}" for i, t in enumerate(triples))
+        system = _render(options, "duconv", goal=_goal_text(context["goal"]), knowledge=lines, topic=context["topic"])
+    elif context.get("knowledge"):
+        lines = []
+        for passage in context["knowledge"]:
+            for sentence in passage["sentences"]:
+                if len(numbered) < knowledge_limit:
+                    numbered.append(sentence)
+                    lines.append(f"[{len(numbered)}] {passage['title']}: {sentence}")
+        system = _render(options, "wow", topic=context.get("topic") or "", knowledge="\n".join(lines))
+    else:
+        system = _render(options, "plain", topic=context.get("topic") or "")
+    messages = [{"role": "system", "content": system}] if system.strip() else []
+    history = context.get("history") or []
+    # The last utterance is always the evaluator's: roles alternate back from it.
+    for index, text in enumerate(history):
+        messages.append({"role": "user" if (len(history) - 1 - index) % 2 == 0 else "assistant", "content": text})
+    if not history:
+        messages.append({"role": "user", "content": _render(options, "opening")})
+    return messages, numbered
+
+
+def citations_take(text: str, *, numbered: list[Any], duconv: bool) -> tuple[str, Any]:
+    """The reply without its [n] citations, and the knowledge they name: one sentence (the first
+    citation, WoW), or triple ids (DuConv); None when it cites nothing it was given."""
+    cited = [int(n) for n in CITATION.findall(text)]
+    clean = CITATION.sub("", text).strip()
+    if duconv:
+        ids = list(dict.fromkeys(numbered[n - 1] if n <= len(numbered) else n - 1 for n in cited if n >= 1))
+        return clean, ids or None
+    if cited and 1 <= cited[0] <= len(numbered):
+        return clean, numbered[cited[0] - 1]
+    return clean, None

