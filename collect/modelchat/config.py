@@ -48,7 +48,9 @@ DEFAULT_QUESTIONS = (
     {"key": "engagingness", "text": gettext_noop("How much did you enjoy talking to your partner?"), "min": 1, "max": 5},
 )
 DEFAULT_ONBOARDING_ATTEMPTS = 3
-DEFAULT_ANCHORS = ("Not at all", "A little", "Somewhat", "Quite a lot", "Very much")  # a 1–5 scale, low to high
+DEFAULT_ANCHORS = (  # a 1–5 scale, low to high
+    gettext_noop("Not at all"), gettext_noop("A little"), gettext_noop("Somewhat"), gettext_noop("Quite a lot"), gettext_noop("Very much"),
+)
 MAX_ANCHOR_CHARS = 40
 
 

@@ -6,7 +6,7 @@ import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
 import { format, gettext, gettext_noop } from "./i18n.js";
 
-// The built-in problem labels and final question (collect/modelchat/config.py), for the catalog: a
+// The built-in problem labels, final question and scale words (collect/modelchat/config.py), for the catalog: a
 // campaign's own wording is shown as the researcher wrote it.
 gettext_noop("Contradicts itself or the conversation");
 gettext_noop("Repeats itself");
@@ -14,6 +14,11 @@ gettext_noop("Off topic or ignores what I said");
 gettext_noop("Nonsensical or hard to understand");
 gettext_noop("Factually incorrect");
 gettext_noop("How much did you enjoy talking to your partner?");
+gettext_noop("Not at all");
+gettext_noop("A little");
+gettext_noop("Somewhat");
+gettext_noop("Quite a lot");
+gettext_noop("Very much");
 
 const $ = (id) => document.getElementById(id);
 const LABEL_FIRST = gettext("Mark your partner's last message first: tick its problems, or “None”.");
@@ -114,7 +119,7 @@ function renderQuestions(s) {
         choices.push(h("label", { class: "rating-choice", "data-testid": `answer-${q.key}-${value}` },
           h("input", { type: "radio", name: q.key, value: String(value) }),
           h("span", { class: "rating-number", text: String(value) }),
-          ...(words ? [h("span", { class: "rating-label", "data-testid": "rating-anchor", text: words })] : [])));
+          ...(words ? [h("span", { class: "rating-label", "data-testid": "rating-anchor", text: gettext(words) })] : [])));
       }
       return h("fieldset", { class: "rating" }, h("legend", { text: gettext(q.text) }), h("div", { class: "rating-options" }, ...choices));
     }),

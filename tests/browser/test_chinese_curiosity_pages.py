@@ -62,6 +62,7 @@ def test_a_chinese_curiosity_campaign_shows_every_worker_screen_in_chinese(
     assert_chinese(user, assistant, selectors=TOPIC_DATA)
 
     user.get_by_test_id("end-button").click()
+    user.get_by_test_id("confirm-yes").click()
     for page in (user, assistant):
         expect(page.get_by_test_id("rating-form")).to_be_visible()
         page.get_by_test_id("rating-submit").click()

@@ -50,6 +50,7 @@ def test_a_chinese_duconv_campaign_shows_every_worker_screen_in_chinese(
     assert_chinese(agent, user, selectors=GRAPH)
 
     agent.get_by_test_id("end-button").click()
+    agent.get_by_test_id("confirm-yes").click()
     expect(user.get_by_test_id("rating-form")).to_be_visible()
     expect(user.get_by_text("对方作为聊天搭档表现如何？")).to_be_visible()
     assert_chinese(agent, user, selectors=GRAPH)

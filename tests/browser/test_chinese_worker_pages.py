@@ -145,6 +145,9 @@ def test_a_chinese_campaign_shows_every_worker_screen_in_chinese(browser: Browse
     assert_chinese(wizard, apprentice)
 
     wizard.get_by_test_id("end-button").click()
+    expect(wizard.get_by_test_id("confirm-yes")).to_have_text("是的，结束聊天")
+    assert_chinese(wizard)
+    wizard.get_by_test_id("confirm-yes").click()
     expect(wizard.get_by_test_id("rating-wait")).to_be_visible()
     expect(apprentice.get_by_test_id("rating-form")).to_be_visible()
     apprentice.get_by_test_id("rating-submit").click()
