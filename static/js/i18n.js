@@ -1,5 +1,6 @@
 // The strings of the worker screens' modules, in the page's language: Django's JavaScript catalog
-// (/jsi18n/<language>/, loaded by templates/base.html before any module) defines globalThis.django.
+// (/jsi18n/<language>/, a classic script templates/_js_catalog.html puts before the modules) defines
+// globalThis.django.
 // A string the catalog lacks stays in English, as written here; never an empty label.
 
 const catalog = globalThis.django;
