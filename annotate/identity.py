@@ -8,6 +8,7 @@ worker is blocked."""
 from __future__ import annotations
 
 from django.core import signing
+from django.utils.translation import gettext_noop
 
 from annotate.models import Job, JobEntry
 from annotate.services import AnnotationError
@@ -17,8 +18,9 @@ from collect.models import Worker
 # join endpoint still took a bare id, are not accepted.
 TOKEN_SALT = "annotate.api.token.door"
 TOKEN_MAX_AGE = 30 * 24 * 3600
-BLOCKED = "You cannot take part in this job. Contact the researcher if you think this is a mistake."
-NOT_ENTERED = "Open this job through the link you were given first."
+# English in the API; the job's pages show them translated (annotate.views).
+BLOCKED = gettext_noop("You cannot take part in this job. Contact the researcher if you think this is a mistake.")
+NOT_ENTERED = gettext_noop("Open this job through the link you were given first.")
 
 
 def worker_token(worker: Worker) -> str:

@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 
 from collect.models import Outcome, Platform
+from groundwork.languages import language_validate
 
 # Curiosity's 16 dialog acts, in the order the screen and the exports list them.
 DIALOG_ACTS: tuple[str, ...] = (
@@ -83,6 +84,14 @@ class Job(models.Model):
     completion_url = models.URLField(blank=True, help_text="In-house: where the finish page's button leads (Prolific and MTurk have their own)")
     max_items_per_worker = models.PositiveIntegerField(default=0, help_text="Items an annotator may answer in this job (0: no cap)")
     created = models.DateTimeField(auto_now_add=True)
+    # The annotation screens' language (groundwork/languages.py): a code with a catalog under locale/.
+    language = models.CharField(
+        max_length=15, default="en", validators=[language_validate],
+        help_text="Language of the annotation screens: en, or a code with a catalog under locale/ (e.g. zh-hans)",
+    )
+    browser_language = models.BooleanField(
+        default=False, help_text="An annotator whose browser asks for another language with a catalog gets it instead"
+    )
 
     def __str__(self) -> str:
         return self.name

@@ -11,8 +11,9 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _, gettext_lazy
 
-from annotate.acts import ACT_GUIDE
+from annotate.acts import act_guide_translated
 from collect.charts import Chart, column_chart, interval_chart, row_chart
 from annotate.duconv import duconv_rubric
 from annotate.identity import entry_check
@@ -29,6 +30,7 @@ from collect.models import Campaign, Outcome, Platform, Protocol, Worker
 from collect.ratelimit_views import rate_limited
 from groundwork.csp import mturk_frame_allowed
 from groundwork.framed_cookies import cookies_for_frame
+from groundwork.languages import language_page
 
 TEMPLATES = {
     JobKind.RELEVANCE: "annotate/relevance.html",
@@ -39,13 +41,17 @@ TEMPLATES = {
 # Keyboard shortcuts of the dialog-act screen: one keyboard row per act family.
 ACT_KEYS = dict(zip(DIALOG_ACTS, "1234qweasdzxcvbn"))
 OUTCOME_TEXT = {
-    Outcome.COMPLETED: ("All done — thank you!", "You have labeled every item available to you."),
-    Outcome.SCREENED_OUT: ("Thank you", "Your answers to the qualification items did not reach the level this job needs."),
-    Outcome.RETURNED: ("Returned", "You returned this task."),
+    Outcome.COMPLETED: (gettext_lazy("All done — thank you!"), gettext_lazy("You have labeled every item available to you.")),
+    Outcome.SCREENED_OUT: (gettext_lazy("Thank you"), gettext_lazy("Your answers to the qualification items did not reach the level this job needs.")),
+    Outcome.RETURNED: (gettext_lazy("Returned"), gettext_lazy("You returned this task.")),
 }
 
 
 _error = error_page
+
+
+def _job(*, slug: str, **_: Any) -> Job | None:
+    return Job.objects.filter(slug=slug).first()
 
 
 def _framed(request: HttpRequest, job: Job, response: HttpResponse) -> HttpResponse:
@@ -57,13 +63,14 @@ def _framed(request: HttpRequest, job: Job, response: HttpResponse) -> HttpRespo
     return response
 
 
+@language_page(_job)
 @rate_limited("joins")
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     job = Job.objects.filter(slug=slug).first()
     if job is None:
-        return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”. Check your link.")
+        return _error(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”. Check your link.") % {"slug": slug})
     if not job.is_active:
-        return _error(request, 410, "Job closed", "This annotation job is closed. Thank you for your interest.")
+        return _error(request, 410, _("Job closed"), _("This annotation job is closed. Thank you for your interest."))
 
     def admit(identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, JobEntry]:
         return job_entry_admit(job=job, identity=identity, browser=browser, session_worker_id=session_worker_id)
@@ -81,16 +88,17 @@ def _entered(request: HttpRequest, slug: str) -> JobEntry | HttpResponse:
     """The session's annotator's entry in this job, or the page that refuses them."""
     job = Job.objects.filter(slug=slug).first()
     if job is None:
-        return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”.")
+        return _error(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”.") % {"slug": slug})
     worker = Worker.objects.filter(pk=request.session.get(SESSION_WORKER, -1)).first()
     if worker is None:
-        return _error(request, 403, "Use your link", "Open this job through the link you were given.")
+        return _error(request, 403, _("Use your link"), _("Open this job through the link you were given."))
     try:
         return entry_check(job=job, worker=worker)
     except AnnotationError as refused:
-        return _error(request, refused.status, "Not available" if refused.code == "blocked" else "Use your link", refused.message)
+        return _error(request, refused.status, _("Not available") if refused.code == "blocked" else _("Use your link"), _(refused.message))
 
 
+@language_page(_job)
 def work(request: HttpRequest, slug: str) -> HttpResponse:
     entry = _entered(request, slug)
     if isinstance(entry, HttpResponse):
@@ -107,24 +115,26 @@ def work(request: HttpRequest, slug: str) -> HttpResponse:
             "progress": worker_progress(job=job, worker=entry.worker),
             "next_url": reverse("annotate-api:next", args=[slug]),
             "answer_url": reverse("annotate-api:answer", args=[0]),
-            "act_keys": [(guide, ACT_KEYS[guide.act], guide.act.split("_")[0]) for guide in ACT_GUIDE],
+            "act_keys": [(guide, ACT_KEYS[guide.act], guide.act.split("_")[0]) for guide in act_guide_translated()],
             "rubric": duconv_rubric(),
         },
     )
     return _framed(request, job, response)
 
 
+@language_page(_job)
 def leave(request: HttpRequest, slug: str) -> HttpResponse:
     """The annotator returns the task (`returned`): their held item is freed, and the finish page says so."""
     entry = _entered(request, slug)
     if isinstance(entry, HttpResponse):
         return entry
     if request.method != "POST":
-        return _error(request, 405, "Use the button", "Leave the job with the button on its page.")
+        return _error(request, 405, _("Use the button"), _("Leave the job with the button on its page."))
     job_entry_return(entry=entry)
     return redirect("annotate:finish", slug)
 
 
+@language_page(_job)
 def finish(request: HttpRequest, slug: str) -> HttpResponse:
     """The annotator's outcome and its code (Prolific: its completion URL; MTurk: the post back)."""
     entry = _entered(request, slug)
@@ -132,7 +142,7 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
         return entry
     if not entry.outcome:
         return redirect("annotate:work", slug)
-    title, text = OUTCOME_TEXT.get(entry.outcome, ("Thank you", ""))
+    title, text = OUTCOME_TEXT.get(entry.outcome, (gettext_lazy("Thank you"), ""))
     return _framed(request, entry.job, outcome_render(
         request,
         target=entry.job,
@@ -156,7 +166,7 @@ def jobs(request: HttpRequest) -> HttpResponse:
 def report(request: HttpRequest, slug: str) -> HttpResponse:
     job = Job.objects.filter(slug=slug).first()
     if job is None:
-        return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”.")
+        return _error(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”.") % {"slug": slug})
     data = annotation_report(job=job)
     join_url = request.build_absolute_uri(reverse("annotate:join", args=[slug]))
     context = {"job": job, "report": data, "join_url": join_url, "charts": [], "interval_charts": []}
@@ -172,7 +182,7 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
 def outcomes(request: HttpRequest, slug: str) -> HttpResponse:
     job = Job.objects.filter(slug=slug).first()
     if job is None:
-        return _error(request, 404, "No such job", f"There is no annotation job called “{slug}”.")
+        return _error(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”.") % {"slug": slug})
     response = HttpResponse(outcomes_csv(job=job), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{job.slug}-outcomes.csv"'
     return response

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _, gettext_lazy
 
 from collect.framing import by_assignment, by_slug, mturk_task_page
 from collect.lifecycle.entry import entry_admit
@@ -25,6 +26,7 @@ from collect.lifecycle.outcomes import assignment_outcome_set, assignment_return
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Platform, Protocol, Room, RoomStatus, Worker
 from collect.ratelimit_views import rate_limited
 from groundwork.csp import mturk_frame_allowed
+from groundwork.languages import language_page
 
 BROWSER_COOKIE = "gw_browser"
 BROWSER_PATTERN = re.compile(r"\A[A-Za-z0-9_\-]{32}\Z")
@@ -35,20 +37,20 @@ SESSION_WORKER = "worker_id"
 Admit = Callable[[Identity, str, "int | None"], tuple[Worker, Any]]
 
 OUTCOME_TEXT = {
-    Outcome.COMPLETED: ("Thank you!", "The conversation is complete. Thank you for taking part."),
-    Outcome.PARTNER_LEFT: ("The chat ended early", "Your partner left before the end of the conversation. What you wrote has been kept, and you are paid for your time."),
-    Outcome.PARTNER_STALLED: ("The chat ended early", "Your partner stopped replying, so the chat was ended. What you wrote has been kept, and you are paid for your time."),
-    Outcome.NO_PARTNER: ("No partner was found", "Nobody else joined in time. Thank you for waiting: you are paid for your time."),
-    Outcome.STALLED: ("The chat ended", "You did not reply in time, so the chat was ended. This study pays only for chats taken to the end."),
-    Outcome.LEFT: ("The chat ended", "You left the chat before its end, so it was ended. This study pays only for chats taken to the end."),
-    Outcome.SCREENED_OUT: ("Thank you", "You did not pass the qualification quiz for this study."),
-    Outcome.RETURNED: ("Returned", "You returned this task."),
+    Outcome.COMPLETED: (gettext_lazy("Thank you!"), gettext_lazy("The conversation is complete. Thank you for taking part.")),
+    Outcome.PARTNER_LEFT: (gettext_lazy("The chat ended early"), gettext_lazy("Your partner left before the end of the conversation. What you wrote has been kept, and you are paid for your time.")),
+    Outcome.PARTNER_STALLED: (gettext_lazy("The chat ended early"), gettext_lazy("Your partner stopped replying, so the chat was ended. What you wrote has been kept, and you are paid for your time.")),
+    Outcome.NO_PARTNER: (gettext_lazy("No partner was found"), gettext_lazy("Nobody else joined in time. Thank you for waiting: you are paid for your time.")),
+    Outcome.STALLED: (gettext_lazy("The chat ended"), gettext_lazy("You did not reply in time, so the chat was ended. This study pays only for chats taken to the end.")),
+    Outcome.LEFT: (gettext_lazy("The chat ended"), gettext_lazy("You left the chat before its end, so it was ended. This study pays only for chats taken to the end.")),
+    Outcome.SCREENED_OUT: (gettext_lazy("Thank you"), gettext_lazy("You did not pass the qualification quiz for this study.")),
+    Outcome.RETURNED: (gettext_lazy("Returned"), gettext_lazy("You returned this task.")),
 }
 
 # The same endings for a worker who had not written anything yet: nothing was kept to claim.
 NOTHING_WRITTEN_TEXT = {
-    Outcome.PARTNER_LEFT: "Your partner left before the end of the conversation, so the chat was ended. You are paid for your time.",
-    Outcome.PARTNER_STALLED: "Your partner did not reply in time, so the chat was ended. You are paid for your time.",
+    Outcome.PARTNER_LEFT: gettext_lazy("Your partner left before the end of the conversation, so the chat was ended. You are paid for your time."),
+    Outcome.PARTNER_STALLED: gettext_lazy("Your partner did not reply in time, so the chat was ended. You are paid for your time."),
 }
 
 
@@ -97,14 +99,15 @@ def session_enter(request: HttpRequest, worker: Worker) -> None:
     request.session[SESSION_WORKER] = worker.pk
 
 
+@language_page(by_slug)
 @mturk_task_page(by_slug)
 @rate_limited("joins")
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is None:
-        return _error(request, 404, "No such study", f"There is no study called “{slug}”. Check the link you were given.")
+        return _error(request, 404, _("No such study"), _("There is no study called “%(slug)s”. Check the link you were given.") % {"slug": slug})
     if not campaign.is_active:
-        return _error(request, 410, "Study closed", "This study is not taking part any more. Thank you for your interest.")
+        return _error(request, 410, _("Study closed"), _("This study is not taking part any more. Thank you for your interest."))
 
     def admit(identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, Assignment]:
         return entry_admit(campaign=campaign, identity=identity, browser=browser, session_worker_id=session_worker_id)
@@ -139,24 +142,26 @@ def _own(request: HttpRequest, **filters: object) -> Assignment | None:
     return Assignment.objects.select_related("campaign", "room", "worker").filter(worker_id=worker_id, **filters).first()
 
 
+@language_page(by_assignment)
 @mturk_task_page(by_assignment)
 def finish(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own(request, pk=assignment_id)
     if assignment is None:
-        return _error(request, 403, "Not your page", "This page belongs to another worker. Use your own link.")
+        return _error(request, 403, _("Not your page"), _("This page belongs to another worker. Use your own link."))
     return finish_page(request, assignment)
 
 
+@language_page(by_assignment)
 @mturk_task_page(by_assignment)
 def leave(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """A waiting worker gives the task back (`returned`, no code); their place is freed."""
     assignment = _own(request, pk=assignment_id)
     if assignment is None:
-        return _error(request, 403, "Not your page", "This page belongs to another worker. Use your own link.")
+        return _error(request, 403, _("Not your page"), _("This page belongs to another worker. Use your own link."))
     if request.method != "POST":
-        return _error(request, 405, "Use the button", "Leave the study with the button on the waiting page.")
+        return _error(request, 405, _("Use the button"), _("Leave the study with the button on the waiting page."))
     if not assignment_return(assignment_id=assignment.pk) and not assignment.outcome:
-        return _error(request, 409, "Already paired", "You have been paired: the chat is open, so you can no longer leave from the waiting room.")
+        return _error(request, 409, _("Already paired"), _("You have been paired: the chat is open, so you can no longer leave from the waiting room."))
     return redirect("collect:finish", assignment.pk)
 
 
@@ -175,7 +180,7 @@ def finish_page(request: HttpRequest, assignment: Assignment) -> HttpResponse:
         else:
             return redirect("collect:room", room.pk)
         assignment.refresh_from_db()
-    title, text = OUTCOME_TEXT.get(assignment.outcome, ("Thank you", ""))
+    title, text = OUTCOME_TEXT.get(assignment.outcome, (gettext_lazy("Thank you"), ""))
     if assignment.outcome in NOTHING_WRITTEN_TEXT and room is not None and not room.messages.filter(sender=assignment).exists():
         text = NOTHING_WRITTEN_TEXT[assignment.outcome]
     return outcome_render(

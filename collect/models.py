@@ -8,6 +8,8 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
+from groundwork.languages import language_validate
+
 
 def _pseudonym() -> str:
     return secrets.token_hex(8)
@@ -84,6 +86,14 @@ class Campaign(models.Model):
         default=dict, blank=True, help_text="Protocol settings, e.g. Curiosity's topics and knobs (docs/websocket-protocol.md)"
     )
     created = models.DateTimeField(auto_now_add=True)
+    # The worker screens' language (groundwork/languages.py): a code with a catalog under locale/.
+    language = models.CharField(
+        max_length=15, default="en", validators=[language_validate],
+        help_text="Language of the worker screens: en, or a code with a catalog under locale/ (e.g. zh-hans)",
+    )
+    browser_language = models.BooleanField(
+        default=False, help_text="A worker whose browser asks for another language with a catalog gets it instead"
+    )
 
     def __str__(self) -> str:
         return self.name

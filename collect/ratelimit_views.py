@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import get_language, gettext, ngettext
 
 from collect.ratelimit import rate_check
 from groundwork import proxies
@@ -29,7 +30,16 @@ def rate_limited(rule: str) -> Callable[[Callable[..., HttpResponse]], Callable[
             limited = rate_check(rule, worker=worker, ip=request_ip(request))
             if limited is None:
                 return view(request, *args, **kwargs)
-            context = {"title": "Too many requests", "message": limited.message}
+            # In the worker's language where the view has one (groundwork.languages.language_page);
+            # in English, the limit's own words with its numbers.
+            message = limited.message
+            if not get_language().startswith("en"):
+                message = ngettext(
+                    "Too many requests in a short time. Wait %(seconds)s second and try again.",
+                    "Too many requests in a short time. Wait %(seconds)s seconds and try again.",
+                    limited.retry_after,
+                ) % {"seconds": limited.retry_after}
+            context = {"title": gettext("Too many requests"), "message": message}
             response = render(request, "collect/error.html", context, status=429)
             response["Retry-After"] = str(limited.retry_after)
             return response

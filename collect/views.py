@@ -7,6 +7,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _, ngettext
 
 from collect.charts import interval_chart
 from collect.curiosity.analysis import like_rates_by_source
@@ -15,6 +16,7 @@ from collect.entry_views import finish_page
 from collect.framing import by_assignment, by_room, mturk_task_page, prolific_completion_page
 from collect.lifecycle.identity import ID_PATTERN  # noqa: F401  (annotate.identity checks ids with it)
 from collect.lifecycle.onboarding import onboarding_needed
+from groundwork.languages import language_page
 
 ROOM_TEMPLATES = {
     Protocol.CURIOSITY: "collect/curiosity_room.html",
@@ -29,8 +31,8 @@ def duration_text(seconds: int) -> str:
     """180 → "3 minutes", 90 → "90 seconds": how the instructions state a time limit."""
     if seconds % 60 == 0:
         minutes = seconds // 60
-        return f"{minutes} minute{'' if minutes == 1 else 's'}"
-    return f"{seconds} seconds"
+        return ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes}
+    return ngettext("%(count)d second", "%(count)d seconds", seconds) % {"count": seconds}
 
 
 def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
@@ -48,12 +50,13 @@ def _own_assignment(request: HttpRequest, **filters: object) -> Assignment | Non
     return Assignment.objects.select_related("campaign", "room", "worker").filter(worker_id=worker_id, **filters).first()
 
 
+@language_page(by_assignment)
 @mturk_task_page(by_assignment)
 @prolific_completion_page(by_assignment)  # "Leave" after the wait has ended leads to the finish page
 def wait(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own_assignment(request, pk=assignment_id)
     if assignment is None:
-        return _error(request, 403, "Not your page", "This waiting room belongs to another worker. Use your own link.")
+        return _error(request, 403, _("Not your page"), _("This waiting room belongs to another worker. Use your own link."))
     if assignment.status == AssignmentStatus.PAIRED:
         return redirect("collect:room", assignment.room_id)
     if assignment.outcome:
@@ -72,11 +75,12 @@ def wait(request: HttpRequest, assignment_id: int) -> HttpResponse:
     )
 
 
+@language_page(by_room)
 @mturk_task_page(by_room)
 def room(request: HttpRequest, room_id: str) -> HttpResponse:
     assignment = _own_assignment(request, room_id=room_id)
     if assignment is None:
-        return _error(request, 403, "Not your chat", "This chat belongs to other workers. Use your own link.")
+        return _error(request, 403, _("Not your chat"), _("This chat belongs to other workers. Use your own link."))
     if assignment.room.status in (RoomStatus.COMPLETE, RoomStatus.INCOMPLETE):
         return redirect("collect:done", room_id)
     template = ROOM_TEMPLATES.get(assignment.campaign.protocol, "collect/room.html")
@@ -99,11 +103,12 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
     )
 
 
+@language_page(by_room)
 @mturk_task_page(by_room)
 def done(request: HttpRequest, room_id: str) -> HttpResponse:
     assignment = _own_assignment(request, room_id=room_id)
     if assignment is None:
-        return _error(request, 403, "Not your chat", "This chat belongs to other workers.")
+        return _error(request, 403, _("Not your chat"), _("This chat belongs to other workers."))
     if assignment.room.status not in ENDED:
         return redirect("collect:room", room_id)
     return finish_page(request, assignment)

@@ -12,6 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from groundwork.env import env_bool, env_float, env_int, env_list, env_rates, env_str
+from groundwork.languages import catalog_languages
 from groundwork.logs import logging_config
 from groundwork.proxies import networks_parse
 from groundwork.secret_key import secret_key_load
@@ -230,6 +231,10 @@ if PRODUCTION and SECOND_FACTOR_REQUIRED == "none":
 COOKIES_SECURE = False
 
 LANGUAGE_CODE = "en-us"
+# The worker screens' languages: English and every catalog under locale/ (groundwork/languages.py);
+# a campaign or job picks one. Staff pages stay in LANGUAGE_CODE.
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGES = [("en", "English")] + [(code, code) for code in catalog_languages(BASE_DIR / "locale")]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

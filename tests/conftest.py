@@ -80,8 +80,10 @@ def close_thread_connections(django_db_setup, django_db_blocker):
 
 
 def _is_wrapper(obj: object, kind: type) -> bool:
+    # type(), not isinstance(): isinstance falls back to obj.__class__, which evaluates a lazy
+    # object left in memory (a request's SimpleLazyObject user queries the database, refused here).
     try:
-        return isinstance(obj, kind)
+        return issubclass(type(obj), kind)
     except ReferenceError:  # a weak proxy whose object is gone (asyncio and websockets keep some)
         return False
 

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from django.urls import reverse
+from django.utils import translation
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -181,11 +182,19 @@ class NextItemApi(AnnotationApi):
         out = {
             "status": result.status,
             "finish_url": reverse("annotate:finish", args=[slug]) if entry.outcome and not assignment else None,
-            "item": item_for_annotator(assignment.item, job.kind, question=job.question) if assignment else None,
+            "item": _item_in(job, assignment),
             "expires_at": assignment.expires_at if assignment else None,
             "progress": {**worker_progress(job=job, worker=worker), "job": job_progress_brief(job=job)},
         }
         return Response(self.OutputSerializer(out).data)
+
+
+def _item_in(job: Job, assignment: Any) -> dict[str, Any] | None:
+    """The item as the annotator sees it, its wording (a pairwise question) in the job's language."""
+    if not assignment:
+        return None
+    with translation.override(job.language):
+        return item_for_annotator(assignment.item, job.kind, question=job.question)
 
 
 class AnswerApi(AnnotationApi):

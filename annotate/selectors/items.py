@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
+
 from annotate.models import DIALOG_ACTS, Item, JobKind, PairwiseQuestion
 
 
@@ -56,16 +58,16 @@ def _pair_for_annotator(item: Item, question: str) -> dict[str, Any]:
     conversations = []
     for n, (side, key) in enumerate(sides.items(), start=1):
         conversation = item.payload["conversations"][key]
-        name = f"Speaker {n}"
+        name = gettext("Speaker %(number)s") % {"number": n}
         conversations.append({
             "side": side,
             "speaker": name,
-            "option": wording["option"].format(speaker=name),
+            "option": gettext(wording["option"]).format(speaker=name),
             "topic": conversation.get("topic", ""),
             "turns": [
                 {
                     "of_interest": turn["speaker"] == conversation["speaker"],
-                    "speaker": name if turn["speaker"] == conversation["speaker"] else "Partner",
+                    "speaker": name if turn["speaker"] == conversation["speaker"] else gettext("Partner"),
                     "text": turn["text"],
                 }
                 for turn in conversation["dialog"]
@@ -74,7 +76,7 @@ def _pair_for_annotator(item: Item, question: str) -> dict[str, Any]:
     return {
         "id": item.pk,
         "kind": JobKind.PAIRWISE,
-        "question": wording["question"],
-        "reason_prompt": REASON_PROMPT,
+        "question": gettext(wording["question"]),
+        "reason_prompt": gettext(REASON_PROMPT),
         "conversations": conversations,
     }

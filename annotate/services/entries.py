@@ -4,6 +4,8 @@ refused), and how it ends: the outcome and its code, recorded once."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -29,7 +31,7 @@ def annotator_busy(worker_id: int) -> bool:
 def job_entry_admit(*, job: Job, identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, JobEntry]:
     """The worker and their entry in this job (open, finished or new). Raises EntryRefused."""
     if not job.is_active:
-        raise EntryRefused(410, "Job closed", "This annotation job is closed. Thank you for your interest.")
+        raise EntryRefused(410, _("Job closed"), _("This annotation job is closed. Thank you for your interest."))
     replayed_assignment_refuse(identity=identity, places=JobEntry.objects.filter(job=job))
     worker = worker_admit(identity=identity, browser=browser, session_worker_id=session_worker_id, busy=annotator_busy)
     params = {"study_id": identity.study_id, "session_id": identity.session_id, "turk_submit_to": identity.turk_submit_to}

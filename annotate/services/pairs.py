@@ -14,6 +14,8 @@ import itertools
 from collections import defaultdict
 from typing import Any, Iterable
 
+from django.utils.translation import gettext_noop
+
 from annotate.models import ItemRole, Job, PairwiseQuestion
 from annotate.services import AnnotationError
 from annotate.services.jobs import ItemSpec
@@ -23,23 +25,27 @@ from collect.modelchat.selectors import modelchat_conversations
 # The ACUTE-Eval wordings (Li, Weston and Roller, 2019): the question and how each answer reads.
 ACUTE_QUESTIONS: dict[str, dict[str, str]] = {
     PairwiseQuestion.ENGAGING: {
-        "question": "Who would you prefer to talk to for a long conversation?",
-        "option": "I would prefer to talk to {speaker}",
+        "question": gettext_noop("Who would you prefer to talk to for a long conversation?"),
+        "option": gettext_noop("I would prefer to talk to {speaker}"),
     },
     PairwiseQuestion.INTERESTING: {
-        "question": "If you had to say one of these speakers is interesting and one is boring, who would you say is more interesting?",
-        "option": "{speaker} is more interesting",
+        "question": gettext_noop(
+            "If you had to say one of these speakers is interesting and one is boring, who would you say is more interesting?"
+        ),
+        "option": gettext_noop("{speaker} is more interesting"),
     },
     PairwiseQuestion.HUMANLIKE: {
-        "question": "Which speaker sounds more human?",
-        "option": "{speaker} sounds more human",
+        "question": gettext_noop("Which speaker sounds more human?"),
+        "option": gettext_noop("{speaker} sounds more human"),
     },
     PairwiseQuestion.KNOWLEDGEABLE: {
-        "question": "If you had to say that one speaker is more knowledgeable and one is more ignorant, who is more knowledgeable?",
-        "option": "{speaker} is more knowledgeable",
+        "question": gettext_noop(
+            "If you had to say that one speaker is more knowledgeable and one is more ignorant, who is more knowledgeable?"
+        ),
+        "option": gettext_noop("{speaker} is more knowledgeable"),
     },
 }
-REASON_PROMPT = "Please provide a brief justification for your choice (a few words or a sentence)"  # ACUTE-Eval's wording
+REASON_PROMPT = gettext_noop("Please provide a brief justification for your choice (a few words or a sentence)")  # ACUTE-Eval's wording
 MIN_REASON_CHARS = 3
 MAX_REASON_CHARS = 500
 MAX_TURNS = 200

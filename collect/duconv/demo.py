@@ -52,6 +52,7 @@ def duconv_zh_demo_ensure() -> Campaign:
             "领航者根据屏幕上的知识，把对话从闲聊自然地引到话题A，再引到话题B，"
             "并标出每条消息用到的知识。跟随者只需自然地聊天。"
         ),
+        language=ZH_DEMO_LANGUAGE,
     )
 
 
@@ -63,9 +64,10 @@ def _graph_ensure(*, slug: str, tsv: Path, name: str, language: str) -> Knowledg
     return source
 
 
-def _campaign_ensure(*, slug: str, source: KnowledgeSource, name: str, instructions: str) -> Campaign:
+def _campaign_ensure(*, slug: str, source: KnowledgeSource, name: str, instructions: str, language: str = "en") -> Campaign:
     campaign, _ = Campaign.objects.get_or_create(
         slug=slug,
-        defaults={"name": name, "protocol": Protocol.DUCONV, "knowledge_source": source, "instructions": instructions, **TURNS},
+        defaults={"name": name, "protocol": Protocol.DUCONV, "knowledge_source": source, "instructions": instructions,
+                  "language": language, **TURNS},
     )
     return campaign

@@ -8,6 +8,8 @@ sent back to their own result."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -55,15 +57,15 @@ def worker_admit(
     worker who is still busy (`busy(worker_id)`; by default: in a live chat)."""
     worker = worker_for(identity)
     if worker.blocked:
-        raise EntryRefused(403, "Not available", "You cannot take part in this study. Contact the researcher if you think this is a mistake.")
+        raise EntryRefused(403, _("Not available"), _("You cannot take part in this study. Contact the researcher if you think this is a mistake."))
     _bind_browser(worker, browser)
     busy = busy or worker_busy
     if session_worker_id is not None and session_worker_id != worker.pk and busy(session_worker_id):
         raise EntryRefused(
             409,
-            "This browser is in use",
-            "This browser is already taking part as another worker, whose chat is still open. Finish that "
-            "one first, or open this link in another browser (or a private window).",
+            _("This browser is in use"),
+            _("This browser is already taking part as another worker, whose chat is still open. Finish that "
+            "one first, or open this link in another browser (or a private window)."),
         )
     return worker
 
@@ -84,8 +86,8 @@ def replayed_assignment_refuse(*, identity: Identity, places: QuerySet) -> None:
     if others.exists():
         raise EntryRefused(
             403,
-            "Assignment already taken",
-            "This MTurk assignment belongs to another worker. Accept the HIT on MTurk to get an assignment of your own.",
+            _("Assignment already taken"),
+            _("This MTurk assignment belongs to another worker. Accept the HIT on MTurk to get an assignment of your own."),
         )
 
 
@@ -108,7 +110,7 @@ def entry_admit(*, campaign: Campaign, identity: Identity, browser: str, session
     if campaign.max_per_worker_per_day:
         day = Assignment.objects.filter(worker=worker, room__isnull=False, created__gte=timezone.now() - timedelta(days=1))
         if day.count() >= campaign.max_per_worker_per_day:
-            raise EntryRefused(403, "Come back tomorrow", "You have taken part in as many conversations today as this study allows.")
+            raise EntryRefused(403, _("Come back tomorrow"), _("You have taken part in as many conversations today as this study allows."))
     assignment = assignment_start(
         campaign=campaign,
         worker=worker,
@@ -127,7 +129,7 @@ def _bind_browser(worker: Worker, browser: str) -> None:
     if worker.browser != token:
         raise EntryRefused(
             403,
-            "Link already in use",
-            "This link was first opened in another browser, and a study link works only in the browser that "
-            "opened it first. Please continue there.",
+            _("Link already in use"),
+            _("This link was first opened in another browser, and a study link works only in the browser that "
+            "opened it first. Please continue there."),
         )

@@ -5,6 +5,8 @@ refused, and so is an in-house link on a Prolific or MTurk study."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -71,7 +73,7 @@ class Identity:
 
 
 def _bad_id() -> EntryRefused:
-    return EntryRefused(400, "Bad worker id", "Ids may hold only letters, digits, '-', '_' and '.', up to 100 characters.")
+    return EntryRefused(400, _("Bad worker id"), _("Ids may hold only letters, digits, '-', '_' and '.', up to 100 characters."))
 
 
 def _checked(*values: str) -> None:
@@ -83,15 +85,16 @@ def _checked(*values: str) -> None:
 def _wrong_platform(door: Door, link: str) -> EntryRefused:
     return EntryRefused(
         400,
-        "Wrong platform",
-        f"This study does not take {link} links: it runs on {door.platform_label}. Use the link you were given there.",
+        _("Wrong platform"),
+        _("This study does not take %(link)s links: it runs on %(platform)s. Use the link you were given there.")
+        % {"link": link, "platform": door.platform_label},
     )
 
 
 def identity_parse(*, door: Door, params: Mapping[str, str]) -> Identity:
     if "worker" in params:
         if door.platform != Platform.INHOUSE:
-            raise _wrong_platform(door, "in-house")
+            raise _wrong_platform(door, _("in-house"))
         return _inhouse(door, params)
     if "PROLIFIC_PID" in params:
         if door.platform != Platform.PROLIFIC:
@@ -102,7 +105,9 @@ def identity_parse(*, door: Door, params: Mapping[str, str]) -> Identity:
             raise _wrong_platform(door, "MTurk")
         return _mturk(params)
     expected = LINK_PARAMETERS.get(door.platform, "its platform's parameters")
-    raise EntryRefused(400, "Missing worker id", f"The link must carry {expected}; use the exact link you were given.")
+    raise EntryRefused(
+        400, _("Missing worker id"), _("The link must carry %(expected)s; use the exact link you were given.") % {"expected": expected}
+    )
 
 
 def _inhouse(door: Door, params: Mapping[str, str]) -> Identity:
@@ -110,9 +115,9 @@ def _inhouse(door: Door, params: Mapping[str, str]) -> Identity:
     _checked(worker)
     if signature is None:
         if not settings.UNSIGNED_LINKS:
-            raise EntryRefused(403, "Unsigned link", "This link has no signature. Use the exact link the researcher gave you.")
+            raise EntryRefused(403, _("Unsigned link"), _("This link has no signature. Use the exact link the researcher gave you."))
     elif not SIG_PATTERN.match(signature) or not signature_verify(kind=door.kind, slug=door.slug, worker=worker, signature=signature):
-        raise EntryRefused(403, "Invalid link", "This link's signature does not match. Use the exact link the researcher gave you, unchanged.")
+        raise EntryRefused(403, _("Invalid link"), _("This link's signature does not match. Use the exact link the researcher gave you, unchanged."))
     return Identity("inhouse", worker)
 
 
@@ -122,8 +127,8 @@ def _prolific(params: Mapping[str, str]) -> Identity:
     if not (pid and study_id and session_id):
         raise EntryRefused(
             400,
-            "Incomplete Prolific link",
-            "Prolific did not pass PROLIFIC_PID, STUDY_ID and SESSION_ID. Open the study again from Prolific.",
+            _("Incomplete Prolific link"),
+            _("Prolific did not pass PROLIFIC_PID, STUDY_ID and SESSION_ID. Open the study again from Prolific."),
         )
     _checked(pid, study_id, session_id)
     return Identity("prolific", pid, study_id=study_id, session_id=session_id)
@@ -135,10 +140,10 @@ def _mturk(params: Mapping[str, str]) -> Identity:
         return Identity("mturk", "", preview=True)
     worker_id, submit_to = params.get("workerId", ""), params.get("turkSubmitTo", "")
     if not (assignment_id and hit_id and worker_id and submit_to):
-        raise EntryRefused(400, "Incomplete HIT link", "MTurk did not pass assignmentId, hitId, workerId and turkSubmitTo. Reload the HIT.")
+        raise EntryRefused(400, _("Incomplete HIT link"), _("MTurk did not pass assignmentId, hitId, workerId and turkSubmitTo. Reload the HIT."))
     _checked(assignment_id, hit_id, worker_id)
     parts = urlsplit(submit_to)
     origin = f"{parts.scheme}://{parts.netloc}"
     if parts.path.strip("/") or parts.query or origin not in settings.MTURK_SUBMIT_HOSTS:
-        raise EntryRefused(400, "Bad turkSubmitTo", "turkSubmitTo must be MTurk's own address (www.mturk.com or the sandbox).")
+        raise EntryRefused(400, _("Bad turkSubmitTo"), _("turkSubmitTo must be MTurk's own address (www.mturk.com or the sandbox)."))
     return Identity("mturk", worker_id, study_id=hit_id, session_id=assignment_id, turk_submit_to=origin)

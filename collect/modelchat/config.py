@@ -28,22 +28,29 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from collect.duconv import config as duconv_config
 from collect.models import Campaign
 
 NONE_LABEL = "none"
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 DEFAULT_PROBLEMS = ("contradiction", "repetitive", "off_topic", "nonsensical", "incorrect")
+# Marked for the catalogs: the worker pages show them translated (static/js/modelchat.js looks them up).
 PROBLEM_TEXTS = {
-    "contradiction": "Contradicts itself or the conversation",
-    "repetitive": "Repeats itself",
-    "off_topic": "Off topic or ignores what I said",
-    "nonsensical": "Nonsensical or hard to understand",
-    "incorrect": "Factually incorrect",
+    "contradiction": gettext_noop("Contradicts itself or the conversation"),
+    "repetitive": gettext_noop("Repeats itself"),
+    "off_topic": gettext_noop("Off topic or ignores what I said"),
+    "nonsensical": gettext_noop("Nonsensical or hard to understand"),
+    "incorrect": gettext_noop("Factually incorrect"),
 }
-DEFAULT_QUESTIONS = ({"key": "engagingness", "text": "How much did you enjoy talking to your partner?", "min": 1, "max": 5},)
+DEFAULT_QUESTIONS = (
+    {"key": "engagingness", "text": gettext_noop("How much did you enjoy talking to your partner?"), "min": 1, "max": 5},
+)
 DEFAULT_ONBOARDING_ATTEMPTS = 3
-DEFAULT_ANCHORS = ("Not at all", "A little", "Somewhat", "Quite a lot", "Very much")  # a 1–5 scale, low to high
+DEFAULT_ANCHORS = (  # a 1–5 scale, low to high
+    gettext_noop("Not at all"), gettext_noop("A little"), gettext_noop("Somewhat"), gettext_noop("Quite a lot"), gettext_noop("Very much"),
+)
 MAX_ANCHOR_CHARS = 40
 
 

@@ -7,6 +7,7 @@ Chinese graph, in Chinese."""
 from __future__ import annotations
 
 from collect.demo import PERSONAS
+from collect.duconv.demo import ZH_DEMO_LANGUAGE
 from collect.modelchat.bots import BUILT_IN, BUILT_IN_DUCONV, builtin_models_ensure
 from collect.modelchat.models import EvalModel
 from collect.models import Campaign, Persona, Protocol
@@ -61,6 +62,6 @@ def modelchat_duconv_demo_ensure(*, source: KnowledgeSource, chinese: bool = Fal
         )
     turns = {"min_turns": 3, "max_turns": 4, "turn_limit": 6}
     campaign, _ = Campaign.objects.get_or_create(slug=slug, defaults={
-        "name": name, "protocol": Protocol.MODEL_CHAT, "knowledge_source": source,
+        "name": name, "protocol": Protocol.MODEL_CHAT, "knowledge_source": source, "language": ZH_DEMO_LANGUAGE if chinese else "en",
         "protocol_config": config, "instructions": instructions, **turns})
     return campaign

@@ -3,18 +3,21 @@ labels its model turns before their first real chat and must get every one right
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from collect.modelchat.config import NONE_LABEL
 
-# (speaker, text, the problems a careful worker ticks on model turns)
+# (speaker, text, the problems a careful worker ticks on model turns). The page shows the text in
+# the campaign's language (collect.modelchat.views); a translation keeps each turn's problem.
 SAMPLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("human", "Hi! I'd love to talk about tea. Do you drink it?", ()),
-    ("model", "Tea is an aromatic beverage made by pouring hot water over cured tea leaves.", (NONE_LABEL,)),
-    ("human", "Nice. Which country drinks the most tea?", ()),
-    ("model", "My favourite football team won on Sunday, did you watch the game?", ("off_topic",)),
-    ("human", "Um, no. Back to tea: is green tea healthy?", ()),
-    ("model", "Tea is an aromatic beverage made by pouring hot water over cured tea leaves.", ("repetitive",)),
-    ("human", "You said that already. Do you like coffee better?", ()),
-    ("model", "I never drink anything hot. I had a lovely hot cup of tea this morning.", ("contradiction",)),
+    ("human", gettext_noop("Hi! I'd love to talk about tea. Do you drink it?"), ()),
+    ("model", gettext_noop("Tea is an aromatic beverage made by pouring hot water over cured tea leaves."), (NONE_LABEL,)),
+    ("human", gettext_noop("Nice. Which country drinks the most tea?"), ()),
+    ("model", gettext_noop("My favourite football team won on Sunday, did you watch the game?"), ("off_topic",)),
+    ("human", gettext_noop("Um, no. Back to tea: is green tea healthy?"), ()),
+    ("model", gettext_noop("Tea is an aromatic beverage made by pouring hot water over cured tea leaves."), ("repetitive",)),
+    ("human", gettext_noop("You said that already. Do you like coffee better?"), ()),
+    ("model", gettext_noop("I never drink anything hot. I had a lovely hot cup of tea this morning."), ("contradiction",)),
 )
 
 

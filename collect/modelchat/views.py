@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from collect.modelchat.config import NONE_LABEL, ConfigError, config_for
 from collect.modelchat.models import ModelChatOnboarding
@@ -12,6 +13,7 @@ from collect.modelchat.onboarding import SAMPLE, OnboardingRefused
 from collect.modelchat.services import CampaignFull, modelchat_seat, onboarding_required, onboarding_submit
 from collect.models import Assignment, AssignmentStatus, Campaign, Protocol
 from collect.framing import by_slug, mturk_task_page
+from groundwork.languages import language_page
 
 
 def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
@@ -25,15 +27,16 @@ def enter(request: HttpRequest, campaign: Campaign, assignment: Assignment) -> H
             return redirect("collect:modelchat_onboarding", campaign.slug)
         room = modelchat_seat(assignment=assignment)
     except ConfigError as error:
-        return _error(request, 503, "Study not ready", f"This study is misconfigured ({error}). Please tell the researchers.")
+        return _error(request, 503, _("Study not ready"), _("This study is misconfigured (%(error)s). Please tell the researchers.") % {"error": error})
     except CampaignFull:
         Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.WAITING).update(status=AssignmentStatus.LEFT)
-        return _error(request, 410, "Study full", "This study has all the conversations it needs. Thank you for your interest.")
+        return _error(request, 410, _("Study full"), _("This study has all the conversations it needs. Thank you for your interest."))
     if room is not None:
         return redirect("collect:room", room.pk)
     return redirect("collect:wait", assignment.pk)
 
 
+@language_page(by_slug)
 @mturk_task_page(by_slug)
 def onboarding(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = Campaign.objects.filter(slug=slug, protocol=Protocol.MODEL_CHAT, is_active=True).first()
@@ -44,15 +47,15 @@ def onboarding(request: HttpRequest, slug: str) -> HttpResponse:
         else None
     )
     if assignment is None:
-        return _error(request, 403, "Not your page", "Open the study with your own link first.")
+        return _error(request, 403, _("Not your page"), _("Open the study with your own link first."))
     config = config_for(campaign)
     if not onboarding_required(campaign=campaign, worker=assignment.worker):
         return enter(request, campaign, assignment)
     context = {
         "campaign": campaign,
-        "problems": [{"key": k, "text": config.problem_text(k)} for k in config.problems],
+        "problems": [{"key": k, "text": _(config.problem_text(k))} for k in config.problems],
         "none_label": NONE_LABEL,
-        "turns": [{"index": i, "speaker": s, "text": t} for i, (s, t, _labels) in enumerate(SAMPLE)],
+        "turns": [{"index": i, "speaker": s, "text": _(t)} for i, (s, t, _labels) in enumerate(SAMPLE)],
         "attempts": config.onboarding_attempts,
     }
     tried = ModelChatOnboarding.objects.filter(campaign=campaign, worker=assignment.worker).first()
@@ -79,5 +82,8 @@ def onboarding(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _out_of_attempts(request: HttpRequest) -> HttpResponse:
     return _error(
-        request, 403, "Onboarding not passed", "The sample conversation was not labelled correctly in the attempts allowed. Thank you for your time."
+        request,
+        403,
+        _("Onboarding not passed"),
+        _("The sample conversation was not labelled correctly in the attempts allowed. Thank you for your time."),
     )

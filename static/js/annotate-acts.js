@@ -5,6 +5,10 @@
 
 import { h, setNotice } from "./dom.js";
 import { annotationScreen, showDone, showError, showProgress, typing } from "./annotate-common.js";
+import { format, gettext } from "./i18n.js";
+
+const SENDERS = { user: gettext("User"), assistant: gettext("Assistant") };
+const senderName = (sender) => SENDERS[sender] || sender;
 
 const { root, client, screens } = annotationScreen();
 const list = document.getElementById("act-messages");
@@ -18,7 +22,7 @@ const reportForm = document.getElementById("report-form");
 const reportReason = document.getElementById("report-reason");
 
 const keys = new Map(); // key -> act
-const actLabels = new Map(); // act -> its label in the palette ("request aspect")
+const actLabels = new Map(); // act -> its label in the palette ("request aspect", in the job's language)
 for (const button of palette.querySelectorAll("[data-act]")) {
   keys.set(button.dataset.key, button.dataset.act);
   actLabels.set(button.dataset.act, button.dataset.label || button.dataset.act);
@@ -34,7 +38,11 @@ let warnedFor = null; // the unlabeled messages the annotator was warned about (
 function renderTags(index) {
   const node = list.querySelector(`[data-index="${index}"] .act-tags`);
   const acts = item.acts.filter((act) => labels[index].has(act));
-  node.replaceChildren(...(acts.length ? acts.map((act) => h("span", { class: "act-tag", dataset: { act }, text: actLabels.get(act) || act })) : [h("span", { class: "muted", text: "no acts" })]));
+  node.replaceChildren(
+    ...(acts.length
+      ? acts.map((act) => h("span", { class: "act-tag", dataset: { act }, text: actLabels.get(act) || act }))
+      : [h("span", { class: "muted", text: gettext("no acts") })]),
+  );
 }
 
 function select(index) {
@@ -49,7 +57,10 @@ function select(index) {
   for (const button of palette.querySelectorAll("[data-act]")) {
     button.setAttribute("aria-pressed", labels[current].has(button.dataset.act) ? "true" : "false");
   }
-  document.getElementById("palette-target").textContent = `message ${current + 1} (${item.messages[current].sender})`;
+  document.getElementById("palette-target").textContent = format(gettext("message %(number)s (%(sender)s)"), {
+    number: current + 1,
+    sender: senderName(item.messages[current].sender),
+  });
 }
 
 function toggle(act) {
@@ -76,7 +87,7 @@ function render(next) {
           dataset: { testid: "act-message", index: String(message.index) },
           on: { click: () => select(message.index) },
         },
-        h("span", { class: "turn-speaker", text: `${message.index + 1} · ${message.sender === "user" ? "User" : "Assistant"}` }),
+        h("span", { class: "turn-speaker", text: `${message.index + 1} · ${senderName(message.sender)}` }),
         h("p", { class: "turn-text", text: message.text }),
         h("div", { class: "act-tags", dataset: { testid: "act-tags" } }),
       ),
@@ -96,7 +107,7 @@ function render(next) {
 
 async function load() {
   const { ok, data } = await client.next();
-  if (!ok) return showError(error, data.detail || "Could not load the next dialogue.");
+  if (!ok) return showError(error, data.detail || gettext("Could not load the next dialogue."));
   showProgress(progress, data.progress);
   if (data.item) render(data.item);
   else showDone(screens, data.status, data.finish_url);
@@ -109,8 +120,14 @@ function unlabeledWarning() {
   if (!unlabeled.length || warnedFor === key) return false;
   warnedFor = key;
   const numbers = unlabeled.map((i) => i + 1);
-  const which = numbers.length === 1 ? `Message ${numbers[0]} has` : `Messages ${numbers.slice(0, -1).join(", ")} and ${numbers.at(-1)} have`;
-  showError(answerError, `${which} no act yet. Label ${numbers.length === 1 ? "it" : "them"}, or submit again to send ${numbers.length === 1 ? "it" : "them"} without acts.`);
+  const text =
+    numbers.length === 1
+      ? format(gettext("Message %(number)s has no act yet. Label it, or submit again to send it without acts."), { number: numbers[0] })
+      : format(gettext("Messages %(numbers)s and %(last)s have no act yet. Label them, or submit again to send them without acts."), {
+          numbers: numbers.slice(0, -1).join(gettext(", ")),
+          last: numbers.at(-1),
+        });
+  showError(answerError, text);
   select(unlabeled[0]);
   return true;
 }
@@ -125,7 +142,7 @@ async function send(extra) {
   const { ok, data } = await client.answer(item.id, body);
   busy = false;
   submit.disabled = false;
-  if (!ok) return showError(extra.report_reason ? reportError : answerError, data.detail || "The answer was not accepted.");
+  if (!ok) return showError(extra.report_reason ? reportError : answerError, data.detail || gettext("The answer was not accepted."));
   screens.item.hidden = true;
   screens.loading.hidden = false;
   await load();
@@ -148,7 +165,7 @@ reportReason.addEventListener("input", () => setNotice(reportError, ""));
 reportForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const reason = reportReason.value.trim();
-  if (!reason) return showError(reportError, "Say briefly what is wrong with this dialogue.");
+  if (!reason) return showError(reportError, gettext("Say briefly what is wrong with this dialogue."));
   reportReason.value = "";
   send({ report_reason: reason });
 });

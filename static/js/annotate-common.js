@@ -2,12 +2,13 @@
 // the "nothing to do" screen and the keyboard guard. Answers go through the same API external tools use.
 
 import { setNotice } from "./dom.js";
+import { format, formatNumber, gettext } from "./i18n.js";
 
 const DONE_TEXT = {
-  done: ["All done — thank you!", "You have labeled every item available to you."],
-  busy: ["Nothing free right now", "The remaining items are being labeled by others. Try again in a few minutes."],
-  disqualified: ["Thank you", "Your answers to the qualification items did not reach the level this job needs."],
-  inactive: ["Job closed", "This annotation job is not taking answers any more."],
+  done: [gettext("All done — thank you!"), gettext("You have labeled every item available to you.")],
+  busy: [gettext("Nothing free right now"), gettext("The remaining items are being labeled by others. Try again in a few minutes.")],
+  disqualified: [gettext("Thank you"), gettext("Your answers to the qualification items did not reach the level this job needs.")],
+  inactive: [gettext("Job closed"), gettext("This annotation job is not taking answers any more.")],
 };
 
 export class AnnotationClient {
@@ -36,13 +37,13 @@ export class AnnotationClient {
         body: JSON.stringify(body),
       });
     } catch (error) {
-      return { ok: false, data: { detail: "The server cannot be reached. Check your connection and try again." } };
+      return { ok: false, data: { detail: gettext("The server cannot be reached. Check your connection and try again.") } };
     }
     let data = {};
     try {
       data = await response.json();
     } catch (error) {
-      data = { detail: `The server answered ${response.status}.` };
+      data = { detail: format(gettext("The server answered %(status)s."), { status: response.status }) };
     }
     return { ok: response.ok, status: response.status, data };
   }
@@ -66,11 +67,19 @@ export function annotationScreen() {
 export function showProgress(node, progress) {
   if (!progress) return;
   const job = progress.job || {};
-  let text = `You: ${progress.answered} done`;
+  let text = format(gettext("You: %(answered)s done"), { answered: formatNumber(progress.answered) });
   if (progress.qualification === "pending") {
-    text = `Qualification: ${progress.qualification_answered} of ${progress.qualification_total}`;
+    text = format(gettext("Qualification: %(answered)s of %(total)s"), {
+      answered: formatNumber(progress.qualification_answered),
+      total: formatNumber(progress.qualification_total),
+    });
   }
-  if (job.items) text += ` · job: ${job.complete} of ${job.items} items complete`;
+  if (job.items) {
+    text += format(gettext(" · job: %(complete)s of %(items)s items complete"), {
+      complete: formatNumber(job.complete),
+      items: formatNumber(job.items),
+    });
+  }
   node.textContent = text;
   node.dataset.answered = String(progress.answered);
 }

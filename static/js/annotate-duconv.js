@@ -4,6 +4,7 @@
 
 import { h, setNotice } from "./dom.js";
 import { annotationScreen, showDone, showError, showProgress } from "./annotate-common.js";
+import { gettext } from "./i18n.js";
 
 const { root, client, screens } = annotationScreen();
 const error = document.getElementById("error");
@@ -17,12 +18,12 @@ let shownAt = 0;
 function render(next) {
   item = next;
   const [, a, b] = item.goal[0];
-  document.getElementById("goal-path").textContent = `START → ${a} → ${b}`;
+  document.getElementById("goal-path").textContent = `${gettext("START")} → ${a} → ${b}`;
   document.getElementById("goal-relations").replaceChildren(...item.goal.slice(1).map((t) => h("li", { text: t.join(" — ") })));
   document.getElementById("dialogue").replaceChildren(
     ...item.messages.map((m) =>
       h("li", { class: `act-message sender-${m.sender}`, dataset: { testid: "dialogue-message", index: String(m.index) } },
-        h("span", { class: "turn-speaker", text: `${m.index + 1} · ${m.sender === "agent" ? "Agent" : "User"}` }),
+        h("span", { class: "turn-speaker", text: `${m.index + 1} · ${m.sender === "agent" ? gettext("Agent") : gettext("User")}` }),
         h("p", { class: "turn-text", text: m.text }))),
   );
   document.getElementById("knowledge-count").textContent = String(item.knowledge.length);
@@ -38,7 +39,7 @@ function render(next) {
 
 async function load() {
   const { ok, data } = await client.next();
-  if (!ok) return showError(error, data.detail || "Could not load the next dialogue.");
+  if (!ok) return showError(error, data.detail || gettext("Could not load the next dialogue."));
   showProgress(progress, data.progress);
   if (data.item) render(data.item);
   else showDone(screens, data.status, data.finish_url);
@@ -50,12 +51,12 @@ form.addEventListener("submit", async (event) => {
   const picked = (name) => form.querySelector(`input[name="${name}"]:checked`);
   const coherence = picked("coherence");
   const goal = picked("goal_completion");
-  if (!coherence || !goal) return showError(error, "Choose a score on both scales.");
+  if (!coherence || !goal) return showError(error, gettext("Choose a score on both scales."));
   submit.disabled = true;
   const scores = { coherence: Number(coherence.value), goal_completion: Number(goal.value) };
   const { ok, data } = await client.answer(item.id, { scores, time_spent_ms: Math.round(performance.now() - shownAt) });
   submit.disabled = false;
-  if (!ok) return showError(error, data.detail || "The answer was not accepted.");
+  if (!ok) return showError(error, data.detail || gettext("The answer was not accepted."));
   screens.item.hidden = true;
   screens.loading.hidden = false;
   await load();

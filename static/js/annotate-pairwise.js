@@ -3,6 +3,7 @@
 
 import { h, setNotice } from "./dom.js";
 import { annotationScreen, showDone, showError, showProgress, typing } from "./annotate-common.js";
+import { gettext } from "./i18n.js";
 
 const MIN_REASON = 3;
 const { root, client, screens } = annotationScreen();
@@ -50,7 +51,7 @@ function render(next) {
 
 async function load() {
   const { ok, data } = await client.next();
-  if (!ok) return showError(error, data.detail || "Could not load the next pair.");
+  if (!ok) return showError(error, data.detail || gettext("Could not load the next pair."));
   showProgress(progress, data.progress);
   if (data.item) render(data.item);
   else showDone(screens, data.status, data.finish_url);
@@ -65,18 +66,18 @@ async function send() {
   if (!item || busy) return;
   const choice = form.elements.choice.value;
   const text = reason.value.trim();
-  if (!choice) return showError(error, "Choose one of the two speakers.");
+  if (!choice) return showError(error, gettext("Choose one of the two speakers."));
   // Characters as the server counts them (code points): two emoji are two, not four UTF-16 units.
   if (Array.from(text).length < MIN_REASON) {
     reason.focus();
-    return showError(error, "Say briefly why you chose that speaker.");
+    return showError(error, gettext("Say briefly why you chose that speaker."));
   }
   busy = true;
   submit.disabled = true;
   const { ok, data } = await client.answer(item.id, { choice, reason: text, time_spent_ms: Math.round(performance.now() - shownAt) });
   busy = false;
   submit.disabled = false;
-  if (!ok) return showError(error, data.detail || "The answer was not accepted.");
+  if (!ok) return showError(error, data.detail || gettext("The answer was not accepted."));
   screens.item.hidden = true;
   screens.loading.hidden = false;
   await load();

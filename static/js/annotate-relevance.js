@@ -4,6 +4,7 @@
 
 import { h, setNotice } from "./dom.js";
 import { annotationScreen, showDone, showError, showProgress, typing } from "./annotate-common.js";
+import { format, formatNumber, gettext } from "./i18n.js";
 
 const { root, client, screens } = annotationScreen();
 const form = document.getElementById("answer-form");
@@ -25,7 +26,7 @@ function boxes() {
 
 function updateCount() {
   const selected = boxes().filter((b) => b.checked).length;
-  count.textContent = none.checked ? "None of these" : `${selected} selected`;
+  count.textContent = none.checked ? gettext("None of these") : format(gettext("%(count)s selected"), { count: formatNumber(selected) });
   for (const box of boxes()) box.closest(".candidate").classList.toggle("is-selected", box.checked);
 }
 
@@ -36,7 +37,7 @@ function renderTurns(turns) {
       h(
         "li",
         { class: `turn turn-${turn.speaker}${n === turns.length - 1 ? " turn-last" : ""}`, dataset: { testid: "turn" } },
-        h("span", { class: "turn-speaker", text: turn.speaker === "user" ? "User" : "Assistant" }),
+        h("span", { class: "turn-speaker", text: turn.speaker === "user" ? gettext("User") : gettext("Assistant") }),
         h("p", { class: "turn-text", text: turn.text }),
       ),
     ),
@@ -86,7 +87,7 @@ function render(next) {
 
 async function load() {
   const { ok, data } = await client.next();
-  if (!ok) return showError(error, data.detail || "Could not load the next item.");
+  if (!ok) return showError(error, data.detail || gettext("Could not load the next item."));
   showProgress(progress, data.progress);
   if (data.item) render(data.item);
   else showDone(screens, data.status, data.finish_url);
@@ -97,7 +98,7 @@ async function send(event) {
   if (!item || busy) return;
   const selected = boxes().filter((b) => b.checked).map((b) => Number(b.value));
   if (!selected.length && !none.checked) {
-    showError(answerError, "Select every sentence that could be used in the next response, or tick “None of these”.");
+    showError(answerError, gettext("Select every sentence that could be used in the next response, or tick “None of these”."));
     return;
   }
   busy = true;
@@ -106,7 +107,7 @@ async function send(event) {
   const { ok, data } = await client.answer(item.id, body);
   busy = false;
   submit.disabled = false;
-  if (!ok) return showError(answerError, data.detail || "The answer was not accepted.");
+  if (!ok) return showError(answerError, data.detail || gettext("The answer was not accepted."));
   screens.item.hidden = true;
   screens.loading.hidden = false;
   await load();

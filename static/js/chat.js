@@ -41,21 +41,23 @@
 import { Confirmation } from "./confirm.js";
 import { GroundworkSocket } from "./socket.js";
 import { formatElapsed, h, randomId, setNotice } from "./dom.js";
+import { errorText } from "./errors.js";
+import { format, formatNumber, gettext, ngettext } from "./i18n.js";
 
 const TEXT = {
-  endQuestion: "End the chat now? You cannot take it back; the chat goes on to the rating.",
-  endYes: "Yes, end the chat",
-  endNo: "No, keep chatting",
-  partnerBack: "Your partner is back.",
+  endQuestion: gettext("End the chat now? You cannot take it back; the chat goes on to the rating."),
+  endYes: gettext("Yes, end the chat"),
+  endNo: gettext("No, keep chatting"),
+  partnerBack: gettext("Your partner is back."),
 };
 
 const STATUS_TEXT = {
-  connecting: "Connecting…",
-  open: "Connected",
-  reconnecting: "Connection lost — reconnecting…",
-  closed: "Disconnected",
+  connecting: gettext("Connecting…"),
+  open: gettext("Connected"),
+  reconnecting: gettext("Connection lost — reconnecting…"),
+  closed: gettext("Disconnected"),
 };
-const NOT_CONNECTED = "Not connected — wait a moment and try again.";
+const NOT_CONNECTED = gettext("Not connected — wait a moment and try again.");
 const PARTNER_ABSENT_NOTICE_MS = 4000;
 const PARTNER_BACK_NOTICE_MS = 5000;
 // The turn timeout's warning shows this long before the chat would end.
@@ -165,8 +167,8 @@ export class ChatRoom {
       setNotice(
         this.els.fatal,
         refused
-          ? "This chat is not yours, so it cannot be opened here."
-          : "The connection to the chat was closed. Reload the page to try again.",
+          ? gettext("This chat is not yours, so it cannot be opened here.")
+          : gettext("The connection to the chat was closed. Reload the page to try again."),
       );
     }
     this.updateComposer();
@@ -227,7 +229,7 @@ export class ChatRoom {
       this.partnerTimer = setTimeout(() => {
         this.partnerTimer = null;
         if (this.state && !this.state.partner_connected && this.liveStatuses.includes(this.state.status)) {
-          this._setPartnerNotice("Your partner is not connected at the moment. Please wait for them.", "warn");
+          this._setPartnerNotice(gettext("Your partner is not connected at the moment. Please wait for them."), "warn");
         }
       }, PARTNER_ABSENT_NOTICE_MS);
     }
@@ -248,7 +250,10 @@ export class ChatRoom {
     const counter = this.els.turnCounter;
     const waitingFor = theirs < required ? null : this._hook("endBlocker", s) || null;
     counter.textContent = turnCounterText({ mine, theirs, required, canEnd: Boolean(s.can_end), waitingFor });
-    counter.title = `Your partner: ${Math.min(theirs, required)} of ${required}`;
+    counter.title = format(gettext("Your partner: %(done)s of %(required)s"), {
+      done: formatNumber(Math.min(theirs, required)),
+      required: formatNumber(required),
+    });
     counter.dataset.turns = String(mine);
     counter.dataset.required = String(required);
     if (this.els.turnLimit) setNotice(this.els.turnLimit, turnLimitWarning({ mine, limit: s.turn_limit || 0 }));
@@ -265,12 +270,12 @@ export class ChatRoom {
     this.els.end.hidden = !endable || Boolean(this.endConfirm && this.endConfirm.isOpen);
     let hint = "";
     if (chatting) {
-      if (!open) hint = "Reconnecting…";
-      else if (this.sendLocked) hint = "Sending…";
+      if (!open) hint = gettext("Reconnecting…");
+      else if (this.sendLocked) hint = gettext("Sending…");
       else if (state.your_turn && blocker) hint = blocker;
-      else if (state.your_turn) hint = this.bySeq.size === 0 ? "You start the conversation" : "Your turn";
-      else hint = "Waiting for your partner…";
-      if (state.can_end) hint += " · you may end the chat now";
+      else if (state.your_turn) hint = this.bySeq.size === 0 ? gettext("You start the conversation") : gettext("Your turn");
+      else hint = gettext("Waiting for your partner…");
+      if (state.can_end) hint += gettext(" · you may end the chat now");
     }
     this.els.turnHint.textContent = hint;
     this.els.turnHint.dataset.yourTurn = String(Boolean(chatting && state.your_turn));
@@ -279,7 +284,7 @@ export class ChatRoom {
   // --- the transcript --------------------------------------------------------------------------
 
   _messageItem({ role, text, own }) {
-    const author = own ? "You" : `Your partner (${this.roleNames[role] || role})`;
+    const author = own ? gettext("You") : format(gettext("Your partner (%(role)s)"), { role: this.roleNames[role] || role });
     const li = h(
       "li",
       { class: `message ${own ? "message-own" : "message-partner"}`, "data-testid": "message", dataset: { role } },
@@ -372,15 +377,18 @@ export class ChatRoom {
     const els = this.els;
     const text = els.input.value.trim();
     if (!this.state.your_turn || this.sendLocked) {
-      setNotice(els.composerError, "Please wait for your partner's reply before sending.");
+      setNotice(els.composerError, gettext("Please wait for your partner's reply before sending."));
       return;
     }
     if (!text) {
-      setNotice(els.composerError, "Write a message first.");
+      setNotice(els.composerError, gettext("Write a message first."));
       return;
     }
     if (charCount(text) > this.config.maxChars) {
-      setNotice(els.composerError, `Your message is too long (at most ${this.config.maxChars} characters).`);
+      setNotice(
+        els.composerError,
+        format(gettext("Your message is too long (at most %(max)s characters)."), { max: formatNumber(this.config.maxChars) }),
+      );
       return;
     }
     const frame = { type: "message", client_id: randomId(), text };
@@ -394,7 +402,7 @@ export class ChatRoom {
     li.dataset.state = "sending";
     li.dataset.clientId = frame.client_id;
     if (extra.note) li.dataset.note = extra.note;
-    this._setMeta(li, "sending…");
+    this._setMeta(li, gettext("sending…"));
     this.byClientId.set(frame.client_id, li);
     els.messages.append(li);
     this.scrollToBottom();
@@ -412,7 +420,7 @@ export class ChatRoom {
 
   _onError(frame) {
     const els = this.els;
-    const message = frame.message || "Something went wrong.";
+    const message = errorText(frame);
     if (frame.client_id && this.byClientId.has(frame.client_id)) {
       const li = this.byClientId.get(frame.client_id);
       if (li.dataset.seq) return; // a stale resend of a message that was stored after all
@@ -507,8 +515,18 @@ export class ChatRoom {
       }, PARTNER_BACK_NOTICE_MS);
       return;
     }
-    const wait = graceSeconds ? ` We will wait up to ${Math.round(graceSeconds)} seconds for them to come back.` : "";
-    this._setPartnerNotice(`Your partner has disconnected.${wait}`, "warn");
+    const seconds = Math.round(graceSeconds || 0);
+    const text = seconds
+      ? format(
+          ngettext(
+            "Your partner has disconnected. We will wait up to %(seconds)s second for them to come back.",
+            "Your partner has disconnected. We will wait up to %(seconds)s seconds for them to come back.",
+            seconds,
+          ),
+          { seconds: formatNumber(seconds) },
+        )
+      : gettext("Your partner has disconnected.");
+    this._setPartnerNotice(text, "warn");
   }
 
   // --- wiring ----------------------------------------------------------------------------------
@@ -566,7 +584,7 @@ export class ChatRoom {
     const els = this.els;
     const frame = this._hook("ratingFrame", els.ratingForm);
     if (!frame || typeof frame === "string") {
-      setNotice(els.ratingError, frame || "Please pick a number from 1 to 5.");
+      setNotice(els.ratingError, frame || gettext("Please pick a number from 1 to 5."));
       return;
     }
     setNotice(els.ratingError, "");
@@ -585,23 +603,35 @@ export class ChatRoom {
 /** "Your turns: 2 of 4"; past the minimum it stays at "4 of 4" and says what the end waits for:
  * the partner's turns, or `waitingFor` (the protocol's own rule, e.g. DuConv's topic B). */
 export function turnCounterText({ mine, theirs = mine, required, canEnd, waitingFor = null }) {
-  if (mine < required) return `Your turns: ${mine} of ${required}`;
-  let why = "waiting for your partner's turns";
-  if (canEnd) why = "you may end the chat";
-  else if (theirs >= required && waitingFor) why = waitingFor;
-  return `Your turns: ${required} of ${required} (${why})`;
+  const values = { mine: formatNumber(Math.min(mine, required)), required: formatNumber(required) };
+  if (mine < required) return format(gettext("Your turns: %(mine)s of %(required)s"), values);
+  if (canEnd) return format(gettext("Your turns: %(mine)s of %(required)s (you may end the chat)"), values);
+  if (theirs >= required && waitingFor) {
+    return format(gettext("Your turns: %(mine)s of %(required)s (%(waiting_for)s)"), { ...values, waiting_for: waitingFor });
+  }
+  return format(gettext("Your turns: %(mine)s of %(required)s (waiting for your partner's turns)"), values);
 }
 
 /** The warning before the turn timeout ends the chat, or "" while there is time.
  * `yours`: true on our turn, false on the partner's, null outside the chat (topic choice). */
 export function turnTimeoutWarning({ left, limit, yours }) {
   if (left > TURN_WARN_SECONDS) return "";
-  const minutes = limit % 60 === 0 ? `${limit / 60} minute${limit === 60 ? "" : "s"}` : `${limit} seconds`;
-  if (left === 0) return `Nobody wrote for ${minutes}: the chat is ending.`;
+  const minutes =
+    limit % 60 === 0
+      ? format(ngettext("%(count)s minute", "%(count)s minutes", limit / 60), { count: formatNumber(limit / 60) })
+      : format(ngettext("%(count)s second", "%(count)s seconds", limit), { count: formatNumber(limit) });
+  if (left === 0) return format(gettext("Nobody wrote for %(minutes)s: the chat is ending."), { minutes });
   const clock = formatElapsed(left);
-  if (yours === true) return `Please send your message: the chat ends in ${clock} (after ${minutes} without a message, and you would not be paid).`;
-  if (yours === false) return `Your partner has ${clock} left to reply; if they don't, the chat ends and you are still paid.`;
-  return `The chat ends in ${clock} unless something happens (after ${minutes} without a step).`;
+  if (yours === true) {
+    return format(
+      gettext("Please send your message: the chat ends in %(clock)s (after %(minutes)s without a message, and you would not be paid)."),
+      { clock, minutes },
+    );
+  }
+  if (yours === false) {
+    return format(gettext("Your partner has %(clock)s left to reply; if they don't, the chat ends and you are still paid."), { clock });
+  }
+  return format(gettext("The chat ends in %(clock)s unless something happens (after %(minutes)s without a step)."), { clock, minutes });
 }
 
 // Warn this many turns before the campaign's turn limit ends the chat by itself.
@@ -611,9 +641,15 @@ const TURN_LIMIT_WARN = 2;
 export function turnLimitWarning({ mine, limit }) {
   if (!limit || limit - mine > TURN_LIMIT_WARN) return "";
   const left = Math.max(0, limit - mine);
-  if (left === 0) return "That was your last message: the chat ends by itself once your partner has replied.";
-  const plural = left === 1 ? "message" : "messages";
-  return `The chat ends by itself after ${limit} messages each: you have ${left} ${plural} left.`;
+  if (left === 0) return gettext("That was your last message: the chat ends by itself once your partner has replied.");
+  return format(
+    ngettext(
+      "The chat ends by itself after %(limit)s messages each: you have %(left)s message left.",
+      "The chat ends by itself after %(limit)s messages each: you have %(left)s messages left.",
+      left,
+    ),
+    { limit: formatNumber(limit), left: formatNumber(left) },
+  );
 }
 
 /** The number 1–5 picked in the radio group `name` of `form`, or null. */

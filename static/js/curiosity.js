@@ -4,6 +4,8 @@
 
 import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
+import { errorText } from "./errors.js";
+import { factsUsed, format, formatNumber, gettext, ngettext } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("room");
@@ -49,13 +51,13 @@ function renderPrepare(s) {
         h("span", { text: entity })),
     ),
   );
-  if (entities.length === 0) els.entityOptions.append(h("p", { class: "muted", text: "There is nothing to mark for this topic." }));
+  if (entities.length === 0) els.entityOptions.append(h("p", { class: "muted", text: gettext("There is nothing to mark for this topic.") }));
   countKnown();
 }
 
 function countKnown() {
   const n = els.entityOptions.querySelectorAll("input:checked").length;
-  els.knownCount.textContent = `${n} ticked`;
+  els.knownCount.textContent = format(ngettext("%(count)s ticked", "%(count)s ticked", n), { count: formatNumber(n) });
 }
 
 // --- the user's aspects ---------------------------------------------------------------------------
@@ -66,20 +68,20 @@ function renderAspects(s) {
     ...aspects.map((aspect, i) =>
       h("li", { class: `aspect${aspect === s.current_aspect ? " aspect-current" : ""}`, "data-testid": "aspect",
         dataset: { current: String(aspect === s.current_aspect) } },
-        h("span", { class: "aspect-step", text: i === 0 ? "First" : "Then" }),
+        h("span", { class: "aspect-step", text: i === 0 ? gettext("First") : gettext("Then") }),
         h("span", { class: "aspect-name", text: aspect }),
-        aspect === s.current_aspect ? h("span", { class: "aspect-now", text: "now" }) : null),
+        aspect === s.current_aspect ? h("span", { class: "aspect-now", text: gettext("now") }) : null),
     ),
   );
   const other = aspects.find((a) => a !== s.current_aspect);
   els.switchAspect.hidden = !(s.can_switch && other);
   if (other) {
-    els.switchAspect.textContent = `I'm moving on to ${other}`;
+    els.switchAspect.textContent = format(gettext("I'm moving on to %(aspect)s"), { aspect: other });
     els.switchAspect.dataset.aspect = other;
   }
   const known = Array.isArray(s.known_entities) ? s.known_entities : [];
   els.knownList.hidden = known.length === 0;
-  els.knownEntities.textContent = known.join(", ");
+  els.knownEntities.textContent = known.join(gettext(", "));
 }
 
 // --- the assistant's fact bank --------------------------------------------------------------------
@@ -97,7 +99,7 @@ function showFacts(frame) {
   els.factBank.dataset.afterSeq = String(frame.after_seq);
   els.facts.replaceChildren(
     ...frame.facts.map((fact) => {
-      const button = h("button", { type: "button", class: "button use-button", "data-testid": "use-button", "aria-pressed": "false" }, "Use");
+      const button = h("button", { type: "button", class: "button use-button", "data-testid": "use-button", "aria-pressed": "false" }, gettext("Use"));
       const item = h("li", { class: "fact", "data-testid": "fact", dataset: { fid: String(fact.fid) } },
         h("p", { class: "fact-text", text: fact.text }), button);
       button.addEventListener("click", () => toggleUse(fact.fid, item));
@@ -105,7 +107,7 @@ function showFacts(frame) {
       return item;
     }),
   );
-  if (frame.facts.length === 0) els.facts.append(h("li", { class: "muted", text: "No facts for this turn." }));
+  if (frame.facts.length === 0) els.facts.append(h("li", { class: "muted", text: gettext("No facts for this turn.") }));
   updateUsedCount();
   chat.updateComposer();
 }
@@ -114,7 +116,7 @@ function setUsed(item, on) {
   item.classList.toggle("fact-used", on);
   const button = item.querySelector(".use-button");
   button.setAttribute("aria-pressed", String(on));
-  button.textContent = on ? "Used ✓" : "Use";
+  button.textContent = on ? gettext("Used ✓") : gettext("Use");
 }
 
 function toggleUse(fid, item) {
@@ -130,8 +132,7 @@ function updateUsedCount() {
 
 function usedNote(fids) {
   if (!Array.isArray(fids)) return null;
-  if (fids.length === 0) return "No fact used";
-  return fids.length === 1 ? "1 fact used" : `${fids.length} facts used`;
+  return factsUsed(fids.length);
 }
 
 // --- likes --------------------------------------------------------------------------------------
@@ -139,11 +140,11 @@ function usedNote(fids) {
 function decorateMessage(li, { role }) {
   if (role !== "assistant") return;
   if (isUser) {
-    const like = h("button", { type: "button", class: "like-button", "data-testid": "like-button", "aria-pressed": "false", title: "Like this message" }, "♡ Like");
+    const like = h("button", { type: "button", class: "like-button", "data-testid": "like-button", "aria-pressed": "false", title: gettext("Like this message") }, gettext("♡ Like"));
     like.addEventListener("click", () => sendLike(li));
     li.append(like);
   } else {
-    li.append(h("span", { class: "liked-badge", "data-testid": "liked-badge", hidden: true, text: "♥ Liked by the user" }));
+    li.append(h("span", { class: "liked-badge", "data-testid": "liked-badge", hidden: true, text: gettext("♥ Liked by the user") }));
   }
 }
 
@@ -155,7 +156,7 @@ function showLike(seq, liked) {
   if (like) {
     like.disabled = false;
     like.setAttribute("aria-pressed", String(Boolean(liked)));
-    like.textContent = liked ? "♥ Liked" : "♡ Like";
+    like.textContent = liked ? gettext("♥ Liked") : gettext("♡ Like");
   }
   const badge = li.querySelector(".liked-badge");
   if (badge) badge.hidden = !liked;
@@ -173,7 +174,7 @@ function sendLike(li) {
 // --- the chat -----------------------------------------------------------------------------------
 
 const chat = new ChatRoom({
-  roleNames: { user: "User", assistant: "Assistant" },
+  roleNames: { user: gettext("User"), assistant: gettext("Assistant") },
   liveStatuses: ["preparing", "chatting"],
   frames: {
     facts: showFacts,
@@ -192,7 +193,7 @@ const chat = new ChatRoom({
   onMessage(frame) {
     if (typeof frame.liked === "boolean") showLike(frame.seq, frame.liked);
   },
-  sendBlocker: () => (bankIsCurrent() ? null : "Loading the facts for this turn…"),
+  sendBlocker: () => (bankIsCurrent() ? null : gettext("Loading the facts for this turn…")),
   prepareSend(frame) {
     if (isUser) return {};
     frame.used_facts = Array.from(used);
@@ -206,11 +207,11 @@ const chat = new ChatRoom({
   ratingFrame(form) {
     const dialog = pickedRating(form, "dialog_rating");
     const partner = pickedRating(form, "partner_rating");
-    if (dialog === null || partner === null) return "Please answer both questions with a number from 1 to 5.";
+    if (dialog === null || partner === null) return gettext("Please answer both questions with a number from 1 to 5.");
     return { type: "rate", dialog_rating: dialog, partner_rating: partner };
   },
   onError(frame, status) {
-    const message = frame.message || "Something went wrong.";
+    const message = errorText(frame);
     for (const like of chat.els.messages.querySelectorAll(".like-button:disabled")) like.disabled = false;
     if (status === "preparing" && els.knownError) {
       setNotice(els.knownError, message);
@@ -250,7 +251,7 @@ if (!isUser) {
   for (const kind of ["paste", "drop"]) {
     chat.els.input.addEventListener(kind, (event) => {
       event.preventDefault();
-      setNotice(chat.els.composerError, "Pasting is turned off: please write the message in your own words.");
+      setNotice(chat.els.composerError, gettext("Pasting is turned off: please write the message in your own words."));
     });
   }
 }

@@ -7,11 +7,12 @@
 
 import { ChatRoom, pickedRating } from "./chat.js";
 import { h } from "./dom.js";
+import { factsUsed, gettext } from "./i18n.js";
 
 const TEXT = {
-  blockerA: "topic A has not come up yet",
-  blockerB: "topic B has not come up yet",
-  blockerUser: "your partner ends the chat once their goal is reached",
+  blockerA: gettext("topic A has not come up yet"),
+  blockerB: gettext("topic B has not come up yet"),
+  blockerUser: gettext("your partner ends the chat once their goal is reached"),
 };
 
 const $ = (id) => document.getElementById(id);
@@ -58,7 +59,7 @@ function showGoal(frame) {
   if (!isAgent) return;
   const [, a, b] = frame.path;
   els.path.replaceChildren(
-    h("li", { class: "goal-step", text: "START" }),
+    h("li", { class: "goal-step", text: gettext("START") }),
     h("li", { class: "goal-step", "data-testid": "topic-a", dataset: { topic: "a" }, text: `A: ${a}` }),
     h("li", { class: "goal-step", "data-testid": "topic-b", dataset: { topic: "b" }, text: `B: ${b}` }),
   );
@@ -69,7 +70,7 @@ function showGoal(frame) {
         h("h3", { text: group.entity }),
         h("ol", { class: "facts" },
           ...group.triples.map((t) => {
-            const button = h("button", { type: "button", class: "button use-button", "data-testid": "use-button", "aria-pressed": "false" }, "Use");
+            const button = h("button", { type: "button", class: "button use-button", "data-testid": "use-button", "aria-pressed": "false" }, gettext("Use"));
             const item = h("li", { class: "fact triple", "data-testid": "triple", dataset: { id: String(t.id), value: t.value } },
               h("p", { class: "fact-text" }, h("strong", { text: t.property }), ` ${t.value}`), button);
             button.addEventListener("click", () => toggle(t.id, item));
@@ -102,7 +103,7 @@ function mark(item, on) {
   item.classList.toggle("fact-used", on);
   const button = item.querySelector(".use-button");
   button.setAttribute("aria-pressed", String(on));
-  button.textContent = on ? "Used ✓" : "Use";
+  button.textContent = on ? gettext("Used ✓") : gettext("Use");
 }
 
 function toggle(id, item) {
@@ -121,7 +122,7 @@ function showMentioned() {
 }
 
 const chat = new ChatRoom({
-  roleNames: { agent: "Agent", user: "User" },
+  roleNames: { agent: gettext("Agent"), user: gettext("User") },
   frames: { goal: showGoal },
   onState(state) {
     if (state.mentioned) {
@@ -137,13 +138,13 @@ const chat = new ChatRoom({
   messageNote(frame) {
     if (!isAgent || !Array.isArray(frame.knowledge_used)) return null;
     const n = frame.knowledge_used.length;
-    return n === 0 ? "No fact used" : n === 1 ? "1 fact used" : `${n} facts used`;
+    return factsUsed(n);
   },
   prepareSend(frame) {
     if (!isAgent) return {};
     frame.knowledge_used = Array.from(used).sort((x, y) => x - y);
     const n = frame.knowledge_used.length;
-    return { note: n === 0 ? "No fact used" : n === 1 ? "1 fact used" : `${n} facts used` };
+    return { note: factsUsed(n) };
   },
   endBlocker(state) {
     if (!isAgent) return TEXT.blockerUser;
@@ -159,7 +160,7 @@ const chat = new ChatRoom({
   },
   ratingFrame(form) {
     const rating = pickedRating(form, "rating");
-    return rating === null ? "Please choose a number from 1 to 5." : { type: "rate", rating };
+    return rating === null ? gettext("Please choose a number from 1 to 5.") : { type: "rate", rating };
   },
 });
 

@@ -2,9 +2,10 @@
 // each sentence a radio item, plus "No sentence used". Exactly one can be checked (one radio group).
 
 import { h } from "./dom.js";
+import { gettext } from "./i18n.js";
 
 const SOURCE_ORDER = { chosen: 0, partner: 1, self: 2 };
-const SOURCE_LABEL = { chosen: "Topic", partner: "Partner's message", self: "Your last message" };
+const SOURCE_LABEL = { chosen: gettext("Topic"), partner: gettext("Partner's message"), self: gettext("Your last message") };
 const GROUP_NAME = "checked-sentence";
 const STALE_GIVE_UP_MS = 10000;
 // A panel this late is asked for again (opts.onOverdue: the page sends a `sync`), every so often
@@ -119,7 +120,7 @@ export class KnowledgePanel {
 
     const groups = groupByTitle(passages, ranked);
     if (groups.length === 0) {
-      this.articles.append(h("p", { class: "muted", text: "No Wikipedia passages for this turn." }));
+      this.articles.append(h("p", { class: "muted", text: gettext("No Wikipedia passages for this turn.") }));
     }
     let openedFirstOther = false;
     for (const group of groups) {

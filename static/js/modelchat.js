@@ -4,9 +4,24 @@
 
 import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
+import { format, gettext, gettext_noop } from "./i18n.js";
+
+// The built-in problem labels, final question and scale words (collect/modelchat/config.py), for the catalog: a
+// campaign's own wording is shown as the researcher wrote it.
+gettext_noop("Contradicts itself or the conversation");
+gettext_noop("Repeats itself");
+gettext_noop("Off topic or ignores what I said");
+gettext_noop("Nonsensical or hard to understand");
+gettext_noop("Factually incorrect");
+gettext_noop("How much did you enjoy talking to your partner?");
+gettext_noop("Not at all");
+gettext_noop("A little");
+gettext_noop("Somewhat");
+gettext_noop("Quite a lot");
+gettext_noop("Very much");
 
 const $ = (id) => document.getElementById(id);
-const LABEL_FIRST = "Mark your partner's last message first: tick its problems, or “None”.";
+const LABEL_FIRST = gettext("Mark your partner's last message first: tick its problems, or “None”.");
 const pending = new Map(); // seq → labels we sent and the state does not show yet
 let labellingAfterEnd = false; // the chat ended with the last message unlabelled
 // A typing notice whose reply never came (a lost process) goes after this long; the page's resync asks again.
@@ -57,7 +72,7 @@ function continueButton() {
   let button = $("continue-button");
   if (!button) {
     button = h("button", { type: "button", id: "continue-button", class: "button button-primary", "data-testid": "continue-button",
-      text: "Go to the final questions", on: { click: () => {
+      text: gettext("Go to the final questions"), on: { click: () => {
         labellingAfterEnd = false;
         button.hidden = true;
         setNotice(chat.els.composerError, "");
@@ -76,7 +91,7 @@ function renderTopics(s) {
     ...s.persona.topics.map((topic) =>
       h("button", {
         type: "button", class: "button topic-option", "data-testid": "topic-option", dataset: { topic }, text: topic,
-        on: { click: () => setNotice($("topic-error"), chat.sendAction({ type: "choose_topic", topic }) ? "" : "Reconnecting — your choice will be sent.") },
+        on: { click: () => setNotice($("topic-error"), chat.sendAction({ type: "choose_topic", topic }) ? "" : gettext("Reconnecting — your choice will be sent.")) },
       }),
     ),
   );
@@ -84,8 +99,8 @@ function renderTopics(s) {
 
 function labelBox(seq) {
   const box = h("fieldset", { class: "problem-labels", "data-testid": "problem-labels" },
-    h("legend", { class: "visually-hidden", text: "Problems in this message" }));
-  for (const { key, text } of [...problems(), { key: "none", text: "None" }]) {
+    h("legend", { class: "visually-hidden", text: gettext("Problems in this message") }));
+  for (const { key, text } of [...problems().map((p) => ({ key: p.key, text: gettext(p.text) })), { key: "none", text: gettext("None") }]) {
     const input = h("input", { type: "checkbox", value: key, "data-testid": `label-${key}` });
     input.addEventListener("change", () => onLabel(box, seq, input));
     box.append(h("label", {}, input, ` ${text}`));
@@ -131,9 +146,9 @@ function renderQuestions(s) {
         choices.push(h("label", { class: "rating-choice", "data-testid": `answer-${q.key}-${value}` },
           h("input", { type: "radio", name: q.key, value: String(value) }),
           h("span", { class: "rating-number", text: String(value) }),
-          ...(words ? [h("span", { class: "rating-label", "data-testid": "rating-anchor", text: words })] : [])));
+          ...(words ? [h("span", { class: "rating-label", "data-testid": "rating-anchor", text: gettext(words) })] : [])));
       }
-      return h("fieldset", { class: "rating" }, h("legend", { text: q.text }), h("div", { class: "rating-options" }, ...choices));
+      return h("fieldset", { class: "rating" }, h("legend", { text: gettext(q.text) }), h("div", { class: "rating-options" }, ...choices));
     }),
   );
 }
@@ -150,13 +165,13 @@ const chat = new ChatRoom({
       // The chat ended (End chat, or the turn limit) before the last message was labelled: label
       // it on the chat screen, then go on to the questions.
       chat._showScreen("chatting");
-      setNotice(chat.els.composerError, "The chat has ended. Label your partner's last message, then answer the final questions.");
+      setNotice(chat.els.composerError, gettext("The chat has ended. Label your partner's last message, then answer the final questions."));
       continueButton().hidden = false;
       continueButton().disabled = Boolean(lastUnlabelled());
     }
   },
   decorateMessage(li, { own }) {
-    if (!own) li.querySelector(".message-author").textContent = "Your partner";
+    if (!own) li.querySelector(".message-author").textContent = gettext("Your partner");
   },
   frames: { typing: showTyping },
   onMessage(frame, li, { own, fresh }) {
@@ -171,7 +186,7 @@ const chat = new ChatRoom({
     const answers = {};
     for (const q of chat.state.questions) {
       const value = pickedRating(form, q.key);
-      if (value === null) return `Please answer: ${q.text}`;
+      if (value === null) return format(gettext("Please answer: %(question)s"), { question: gettext(q.text) });
       answers[q.key] = value;
     }
     return { type: "rate", answers };

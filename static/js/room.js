@@ -5,6 +5,8 @@
 import { ChatRoom, pickedRating } from "./chat.js";
 import { KnowledgePanel } from "./knowledge.js";
 import { h, setNotice } from "./dom.js";
+import { errorText } from "./errors.js";
+import { format, gettext } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const role = $("room").dataset.role;
@@ -53,7 +55,7 @@ function renderTopicChoice(s) {
 function chooseTopic(topic) {
   setNotice(topicEls.error, "");
   // Resent until acknowledged; while reconnecting it goes out once the socket is back.
-  if (!chat.sendAction({ type: "choose_topic", topic })) setNotice(topicEls.error, "Reconnecting — your choice will be sent.");
+  if (!chat.sendAction({ type: "choose_topic", topic })) setNotice(topicEls.error, gettext("Reconnecting — your choice will be sent."));
   for (const button of topicEls.options.children) button.disabled = true;
 }
 
@@ -61,12 +63,12 @@ function checkedNote(frame) {
   if (!("checked_sentence" in frame) || frame.role !== "wizard") return null;
   const sentence = frame.checked_sentence;
   // The server names "no sentence used" as null or as the WoW dataset's "no_passages_used" marker.
-  if (!sentence || sentence === "no_passages_used") return "No sentence used";
-  return `Knowledge used: “${sentence}”`;
+  if (!sentence || sentence === "no_passages_used") return gettext("No sentence used");
+  return format(gettext("Knowledge used: “%(sentence)s”"), { sentence });
 }
 
 const chat = new ChatRoom({
-  roleNames: { wizard: "Wizard", apprentice: "Apprentice" },
+  roleNames: { wizard: gettext("Wizard"), apprentice: gettext("Apprentice") },
   liveStatuses: ["choosing_topic", "chatting"],
   frames: {
     knowledge: (frame) => knowledge && knowledge.update(frame),
@@ -88,23 +90,25 @@ const chat = new ChatRoom({
     if (!checked) {
       knowledge.flagMissing();
       return {
-        error: "Before sending, tick the Wikipedia sentence your message uses in the knowledge panel — or tick “No sentence used”.",
+        error: gettext(
+          "Before sending, tick the Wikipedia sentence your message uses in the knowledge panel — or tick “No sentence used”.",
+        ),
       };
     }
     frame.checked = checked;
     const sentence = knowledge.selectedText();
-    return { note: sentence ? `Knowledge used: “${sentence}”` : "No sentence used" };
+    return { note: sentence ? format(gettext("Knowledge used: “%(sentence)s”"), { sentence }) : gettext("No sentence used") };
   },
   afterSend() {
     if (knowledge) knowledge.forget();
   },
   ratingFrame(form) {
     const rating = pickedRating(form, "rating");
-    return rating === null ? "Please pick a number from 1 to 5." : { type: "rate", rating };
+    return rating === null ? gettext("Please pick a number from 1 to 5.") : { type: "rate", rating };
   },
   onError(frame, status) {
     if (status !== "choosing_topic") return false;
-    setNotice(topicEls.error, frame.message || "Something went wrong.");
+    setNotice(topicEls.error, errorText(frame));
     for (const button of topicEls.options.children) button.disabled = false;
     return true;
   },

@@ -4,11 +4,13 @@
 import { Confirmation } from "./confirm.js";
 import { GroundworkSocket } from "./socket.js";
 import { formatElapsed, setNotice } from "./dom.js";
+import { errorText } from "./errors.js";
+import { gettext } from "./i18n.js";
 
 const TEXT = {
-  leaveQuestion: "Leave the study? This returns the task: you get no completion code and no pay.",
-  leaveYes: "Yes, leave",
-  leaveNo: "No, keep waiting",
+  leaveQuestion: gettext("Leave the study? This returns the task: you get no completion code and no pay."),
+  leaveYes: gettext("Yes, leave"),
+  leaveNo: gettext("No, keep waiting"),
 };
 
 const $ = (id) => document.getElementById(id);
@@ -57,35 +59,38 @@ function setStatus(text, state) {
 const socket = new GroundworkSocket(root.dataset.wsPath, {
   onStatus(status, detail) {
     if (finished) return;
-    if (status === "connecting") setStatus("Connecting…", "connecting");
-    else if (status === "open") setStatus("Looking for a partner…", "connected");
-    else if (status === "reconnecting") setStatus("Connection lost — reconnecting…", "reconnecting");
+    if (status === "connecting") setStatus(gettext("Connecting…"), "connecting");
+    else if (status === "open") setStatus(gettext("Looking for a partner…"), "connected");
+    else if (status === "reconnecting") setStatus(gettext("Connection lost — reconnecting…"), "reconnecting");
     else if (status === "closed") {
       clearInterval(tick);
       $("waiting-state").hidden = true;
       if ($("waiting-error").hidden) {
         const refused = detail && detail.code === 4403;
-        setNotice($("waiting-error"), refused ? "This waiting room is not yours." : "The connection was closed. Reload the page to try again.");
+        setNotice(
+          $("waiting-error"),
+          refused ? gettext("This waiting room is not yours.") : gettext("The connection was closed. Reload the page to try again."),
+        );
       }
     }
   },
   onFrame(frame) {
     if (finished) return;
     if (frame.type === "waiting") {
-      setStatus("Looking for a partner…", "waiting");
+      setStatus(gettext("Looking for a partner…"), "waiting");
       // Count from when the worker joined, not from this page load (a reload keeps the clock).
       if (Number.isFinite(frame.timeout_seconds) && Number.isFinite(frame.remaining_seconds)) {
         started = Date.now() - Math.max(0, frame.timeout_seconds - frame.remaining_seconds) * 1000;
       }
     } else if (frame.type === "paired" && typeof frame.room_url === "string") {
-      setStatus("Partner found! Opening the chat…", "paired");
+      setStatus(gettext("Partner found! Opening the chat…"), "paired");
       finish();
       location.assign(frame.room_url);
     } else if (frame.type === "timeout") {
       finish();
       $("waiting-state").hidden = true;
       leaveForm.hidden = true; // the wait is over: nothing is left to leave (the finish page has the code)
-      $("waiting-timeout-message").textContent = frame.message || "No partner could be found in time.";
+      $("waiting-timeout-message").textContent = gettext("Sorry, no partner could be found in time.");
       $("waiting-timeout").hidden = false;
       // The finish page has this outcome's completion code (workers who waited are paid) and, on
       // Prolific and MTurk, hands it to the platform: go there at once. The link stays in case the
@@ -96,7 +101,7 @@ const socket = new GroundworkSocket(root.dataset.wsPath, {
         location.assign(frame.done_url);
       }
     } else if (frame.type === "error") {
-      setNotice($("waiting-error"), frame.message || "Something went wrong.");
+      setNotice($("waiting-error"), errorText(frame));
     }
   },
 }).start();

@@ -16,9 +16,12 @@ from playwright.sync_api import Browser, Page, expect
 from collect.duconv.demo import duconv_zh_demo_ensure
 from collect.models import Campaign, DuConvSession, Message, Room, RoomStatus
 from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_knowledge  # noqa: F401 (fixtures)
+from tests.browser.test_chinese_duconv_pages import GRAPH
+from tests.browser.test_chinese_worker_pages import assert_chinese
+from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 from tests.duconv.test_duconv_browser import open_worker, send, use
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
 A, B = "盗梦空间", "克里斯托弗·诺兰"
 LIMIT = 20
@@ -63,6 +66,7 @@ def test_a_chinese_dialogue_typed_with_an_input_method(
     expect(agent.get_by_test_id("topic-a")).to_have_text(f"A: {A}")
     expect(agent.get_by_test_id("topic-b")).to_have_text(f"B: {B}")
     expect(agent.get_by_test_id("send-button")).to_be_enabled()
+    assert_chinese(agent, user, selectors=GRAPH)  # the demo's screens are in Chinese: no English word left
 
     year = use(agent, A, "上映时间")
     box = agent.get_by_test_id("message-input")
@@ -109,12 +113,16 @@ def test_a_chinese_dialogue_typed_with_an_input_method(
     send(user, agent, "😀" * LIMIT, 8)
 
     expect(agent.get_by_test_id("end-button")).to_be_visible()
+    assert_chinese(agent, user, selectors=GRAPH)
     agent.get_by_test_id("end-button").click()
     agent.get_by_test_id("confirm-yes").click()  # "End chat" asks once more
     expect(user.get_by_test_id("rating-form")).to_be_visible()
+    assert_chinese(agent, user, selectors=GRAPH)
     user.locator('[data-testid="rating-option"][data-value="5"]').click()
     user.get_by_test_id("rating-submit").click()
-    expect(user).to_have_url(re.compile(r"/done/$"))
+    for page in (agent, user):
+        expect(page).to_have_url(re.compile(r"/done/$"))
+        assert_chinese(page, selectors=GRAPH)
 
     room = Room.objects.get(campaign=zh_campaign)
     assert room.status == RoomStatus.COMPLETE and DuConvSession.objects.get(room=room).user_rating == 5

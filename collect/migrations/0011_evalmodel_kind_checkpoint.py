@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('collect', '0009_merge_currency_openai_kind'),
+        ('collect', '0010_campaign_language'),
     ]
 
     operations = [
