@@ -15,7 +15,7 @@ STAFF_TEMPLATES = {
     "annotate/jobs.html", "annotate/report.html", "annotate/results.html",
     "annotate/_chart.html", "annotate/_interval_chart.html", "annotate/_pairwise_results.html",
 }
-STAFF_DIRS = ("collect/research/", "research/")
+STAFF_DIRS = ("collect/research/", "research/", "retrieval/")
 STAFF_SCRIPTS = {"dashboard.js", "charts.js", "research-export.js"}
 # Words that are the same in every language here: the product's name.
 ALLOWED_WORDS = {"Groundwork"}

@@ -47,7 +47,7 @@ def duconv_zh_demo_ensure() -> Campaign:
     return _campaign_ensure(
         slug=ZH_DEMO_SLUG,
         source=source,
-        name="DuConv：目标驱动的电影对话（中文演示）",
+        name="目标驱动的电影对话（中文演示）",
         instructions=(
             "领航者根据屏幕上的知识，把对话从闲聊自然地引到话题A，再引到话题B，"
             "并标出每条消息用到的知识。跟随者只需自然地聊天。"

@@ -52,7 +52,7 @@ def modelchat_duconv_demo_ensure(*, source: KnowledgeSource, chinese: bool = Fal
     builtin_models_ensure()
     config = {"models": {**{name: 20 for name in BUILT_IN_DUCONV}, "no-knowledge": 20}, "duconv": {}}
     if chinese:
-        slug, name = DUCONV_ZH_DEMO_SLUG, "模型对话评测，DuConv（中文演示）"
+        slug, name = DUCONV_ZH_DEMO_SLUG, "模型对话评测：目标驱动的电影对话（中文演示）"
         instructions = "和对方自然地聊天：对方先开口。对方每说一句话后，勾选你看到的问题（或“没有问题”）。最后告诉我们你有多喜欢这次对话。"
     else:
         slug, name = DUCONV_DEMO_SLUG, "Model chat, DuConv (demo)"

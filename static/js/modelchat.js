@@ -48,7 +48,7 @@ function lastUnlabelled() {
 function typingNotice() {
   let notice = $("partner-typing");
   if (!notice) {
-    notice = h("p", { id: "partner-typing", class: "typing-notice muted", "data-testid": "partner-typing", role: "status", text: "Your partner is typing…" });
+    notice = h("p", { id: "partner-typing", class: "typing-notice muted", "data-testid": "partner-typing", role: "status", text: gettext("Your partner is typing…") });
     notice.hidden = true;
     chat.els.messages.after(notice);
   }
