@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 from django.apps import apps
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from collect.demo_samples import samples_ensure
 from collect.models import Campaign
@@ -38,3 +38,22 @@ def demo_jobs_ensure() -> list[str]:
                      "--overlap", OVERLAP, "--no-completion-code", *extra, stdout=out)
         said.append(out.getvalue().strip())
     return said
+
+
+# The pairwise job over the people's own demo model chats (SmolLM2 among the models): each
+# `load_demo` adds the pairs of the chats completed since its last run.
+PEOPLE_PAIRWISE = "modelchat-demo-pairwise"
+
+
+def people_pairwise_ensure() -> str:
+    """The line saying what `load_demo` added to PEOPLE_PAIRWISE."""
+    out = io.StringIO()
+    try:
+        call_command("create_annotation_job", PEOPLE_PAIRWISE, "--kind", "pairwise", "--campaign", "modelchat-demo",
+                     "--name", "Which model would you rather talk to? (demo chats)", "--question", "engaging",
+                     "--overlap", "3", "--no-completion-code", stdout=out)
+    except CommandError as error:
+        if "at least two models" not in str(error):
+            raise
+        return f"{PEOPLE_PAIRWISE}: no pairs yet (they need completed demo chats of two models)"
+    return out.getvalue().strip()

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotate.demo import PAIRWISE_DEMO_SLUG, pairwise_demo_ensure
+from annotate.models import Job
+from collect.demo_jobs import PEOPLE_PAIRWISE, people_pairwise_ensure
 from collect.modelchat import demo_local
 from collect.modelchat.demo import modelchat_demo_ensure
 from collect.modelchat.demo_local import SMOLLM2, smollm2_ensure
@@ -26,9 +27,11 @@ def test_the_demo_evaluates_smollm2_beside_the_bots(knowledge) -> None:
     campaign = modelchat_demo_ensure(source=knowledge, local_model=model)
     assert modelchat_demo_ensure(source=knowledge, local_model=model) == campaign
     assert modelchat_settings(campaign=campaign).models == {"kb-retrieval": 20, "tfidf-reply": 20, "no-knowledge": 20, SMOLLM2: 20}
-    job, added = pairwise_demo_ensure(campaign=campaign)
-    assert (job.slug, job.kind, job.question, added) == (PAIRWISE_DEMO_SLUG, "pairwise", "engaging", 0)  # no chats yet
-    assert pairwise_demo_ensure(campaign=campaign)[0] == job
+    assert "no pairs yet" in people_pairwise_ensure()  # no chats yet
+    job = Job.objects.get(slug=PEOPLE_PAIRWISE)
+    assert (job.kind, job.question, job.items.count()) == ("pairwise", "engaging", 0)
+    people_pairwise_ensure()
+    assert Job.objects.filter(slug=PEOPLE_PAIRWISE).count() == 1
 
 
 def test_without_the_package_the_demo_leaves_smollm2_out(knowledge, monkeypatch) -> None:

@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from django.core.management import call_command
 
-from annotate.demo import PAIRWISE_DEMO_SLUG
 from annotate.models import Job, JobKind
+from collect.demo_jobs import PEOPLE_PAIRWISE
 from collect.lifecycle.links import CAMPAIGN_LINKS, JOB_LINKS, signature_verify
 from collect.models import Campaign, RoomStatus
 from tests.factories import make_campaign
@@ -51,7 +51,7 @@ def test_load_demo_makes_every_campaign_and_a_job_of_each_kind(index_dir, settin
     jobs = {job.slug: job for job in Job.objects.all()}
     assert {job.kind for job in jobs.values()} == set(JobKind.values)
     # modelchat-demo-pairwise takes its pairs from the people's own demo chats, none yet.
-    assert jobs.pop(PAIRWISE_DEMO_SLUG).items.count() == 0
+    assert jobs.pop(PEOPLE_PAIRWISE).items.count() == 0
     for job in jobs.values():
         assert job.items.count() > 0, job.slug
         for slug in job.source["campaigns"]:
@@ -60,7 +60,7 @@ def test_load_demo_makes_every_campaign_and_a_job_of_each_kind(index_dir, settin
     # A second run (every later `make run`) adds nothing.
     counts = {job.slug: job.items.count() for job in jobs.values()}
     call_command("load_demo", stdout=io.StringIO())
-    assert {job.slug: job.items.count() for job in Job.objects.exclude(slug=PAIRWISE_DEMO_SLUG)} == counts
+    assert {job.slug: job.items.count() for job in Job.objects.exclude(slug=PEOPLE_PAIRWISE)} == counts
 
     links = printed_links()
     workers = [worker for worker, *_ in links]

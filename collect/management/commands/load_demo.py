@@ -2,10 +2,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from annotate.demo import pairwise_demo_ensure
 from collect.curiosity.demo import curiosity_demo_ensure
 from collect.demo import demo_campaign_ensure
-from collect.demo_jobs import demo_jobs_ensure
+from collect.demo_jobs import demo_jobs_ensure, people_pairwise_ensure
 from collect.duconv.demo import duconv_demo_ensure, duconv_zh_demo_ensure
 from collect.modelchat.demo import modelchat_demo_ensure, modelchat_duconv_demo_ensure
 from collect.modelchat.demo_local import smollm2_ensure
@@ -26,9 +25,8 @@ class Command(BaseCommand):
             call_command("build_index", source=DEMO_SOURCE)
         campaign = demo_campaign_ensure(source=source)
         local_model = smollm2_ensure(say=self.stdout.write)
-        modelchat = modelchat_demo_ensure(source=source, local_model=local_model)
-        job, added = pairwise_demo_ensure(campaign=modelchat)
-        self.stdout.write(f"pairwise demo job '{job.slug}': {added} pair(s) added from completed model chats, {job.items.count()} in all")
+        modelchat_demo_ensure(source=source, local_model=local_model)
+        self.stdout.write(people_pairwise_ensure())
         self.stdout.write(f"demo ready: {source.articles.count()} articles in '{source.slug}', campaign '{campaign.slug}'")
         duconv = duconv_demo_ensure()
         self.stdout.write(f"DuConv demo ready: {duconv.knowledge_source.triples.count()} triples, campaign '{duconv.slug}'")
