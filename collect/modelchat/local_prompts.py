@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from collect.modelchat import prompts
+
 DEFAULT_PROMPTS = {
     "wow": (
         "You are a friendly person chatting about {topic}. Facts you know:\n{knowledge}\n"
@@ -24,7 +26,6 @@ DEFAULT_PROMPTS = {
     "plain": "You are a friendly person chatting about {topic}. Answer in one or two short sentences.",
     "opening": "Hello!",
 }
-PROMPT_FIELDS = {"wow": {"topic", "knowledge"}, "duconv": {"goal", "knowledge", "topic"}, "plain": {"topic"}, "opening": set()}
 WORD = re.compile(r"\w+", re.UNICODE)
 # Words a reply must share with a sentence (beyond these) for the sentence to count as used.
 MIN_SHARED_WORDS = 3
@@ -34,45 +35,12 @@ COMMON = frozenset(
 )
 
 
-def _render(options: dict[str, Any], name: str, **fields: str) -> str:
-    template = options.get("prompts", {}).get(name, DEFAULT_PROMPTS[name])
-    return template.format(**{k: v for k, v in fields.items() if k in PROMPT_FIELDS[name]})
-
-
-def _goal_text(goal: list[list[str]]) -> str:
-    first, *relations = goal
-    text = f"talk first about {first[1]}, then about {first[2]}"
-    details = "; ".join(", ".join(map(str, triple)) for triple in relations)
-    return f"{text} ({details})" if details else text
-
-
 def messages_build(*, context: dict[str, Any], options: dict[str, Any], knowledge_limit: int) -> tuple[list[dict[str, str]], list[Any]]:
     """The chat messages for `context`, and the knowledge given in the prompt, in order (WoW
-    sentences, or DuConv triple ids)."""
-    given: list[Any] = []
-    if "goal" in context:
-        triples = (context.get("knowledge") or [])[:knowledge_limit]
-        given = list(range(len(triples)))
-        lines = "\n".join(f"- {' '.join(map(str, t))}" for t in triples)
-        system = _render(options, "duconv", goal=_goal_text(context["goal"]), knowledge=lines, topic=context.get("topic") or "")
-    elif context.get("knowledge") and knowledge_limit:
-        lines = []
-        for passage in context["knowledge"]:
-            for sentence in passage["sentences"]:
-                if len(given) < knowledge_limit:
-                    given.append(sentence)
-                    lines.append(f"- {sentence}")
-        system = _render(options, "wow", topic=context.get("topic") or "", knowledge="\n".join(lines))
-    else:
-        system = _render(options, "plain", topic=context.get("topic") or "")
-    messages = [{"role": "system", "content": system}] if system.strip() else []
-    history = context.get("history") or []
-    # The last utterance is always the evaluator's: roles alternate back from it.
-    for index, text in enumerate(history):
-        messages.append({"role": "user" if (len(history) - 1 - index) % 2 == 0 else "assistant", "content": text})
-    if not history:
-        messages.append({"role": "user", "content": _render(options, "opening")})
-    return messages, given
+    sentences, or DuConv triple ids): prompts.messages_build with these templates, facts unnumbered."""
+    return prompts.messages_build(
+        context=context, options=options, knowledge_limit=knowledge_limit, defaults=DEFAULT_PROMPTS, numbered=False
+    )
 
 
 def _words(text: str) -> set[str]:

@@ -52,8 +52,8 @@ def template_problems(name: str, template: Any) -> list[str]:
     return []
 
 
-def _render(options: dict[str, Any], name: str, **fields: str) -> str:
-    template = options.get("prompts", {}).get(name, DEFAULT_PROMPTS[name])
+def _render(options: dict[str, Any], defaults: dict[str, str], name: str, **fields: str) -> str:
+    template = options.get("prompts", {}).get(name, defaults[name])
     return template.format(**{k: v for k, v in fields.items() if k in PROMPT_FIELDS[name]})
 
 
@@ -61,37 +61,43 @@ def _goal_text(goal: list[list[str]]) -> str:
     """DuConv's goal, START a b + relations, in words."""
     first, *relations = goal
     text = f"talk first about {first[1]}, then about {first[2]}"
-    details = "; ".join(", ".join(triple) for triple in relations)
+    details = "; ".join(", ".join(map(str, triple)) for triple in relations)
     return f"{text} ({details})" if details else text
 
 
-def messages_build(*, context: dict[str, Any], options: dict[str, Any], knowledge_limit: int) -> tuple[list[dict[str, str]], list[Any]]:
+def messages_build(
+    *, context: dict[str, Any], options: dict[str, Any], knowledge_limit: int,
+    defaults: dict[str, str] = DEFAULT_PROMPTS, numbered: bool = True,
+) -> tuple[list[dict[str, str]], list[Any]]:
     """The chat messages for `context`, and what the numbers [1], [2] … in the prompt stand for
-    (knowledge sentences, or triple ids in a DuConv context)."""
-    numbered: list[Any] = []
+    (knowledge sentences, or triple ids in a DuConv context). `defaults` and `numbered=False`: a
+    local checkpoint's templates, its facts listed without numbers (local_prompts.py)."""
+    given: list[Any] = []
     if "goal" in context:
-        triples = context["knowledge"][:knowledge_limit]
-        numbered = list(range(len(triples)))
-        lines = "\n".join(f"[{i + 1}] {' | '.join(map(str, t))}" for i, t in enumerate(triples))
-        system = _render(options, "duconv", goal=_goal_text(context["goal"]), knowledge=lines, topic=context["topic"])
-    elif context.get("knowledge"):
+        triples = (context.get("knowledge") or [])[:knowledge_limit]
+        given = list(range(len(triples)))
+        lines = "\n".join(
+            f"[{i + 1}] {' | '.join(map(str, t))}" if numbered else f"- {' '.join(map(str, t))}" for i, t in enumerate(triples)
+        )
+        system = _render(options, defaults, "duconv", goal=_goal_text(context["goal"]), knowledge=lines, topic=context.get("topic") or "")
+    elif context.get("knowledge") and knowledge_limit:
         lines = []
         for passage in context["knowledge"]:
             for sentence in passage["sentences"]:
-                if len(numbered) < knowledge_limit:
-                    numbered.append(sentence)
-                    lines.append(f"[{len(numbered)}] {passage['title']}: {sentence}")
-        system = _render(options, "wow", topic=context.get("topic") or "", knowledge="\n".join(lines))
+                if len(given) < knowledge_limit:
+                    given.append(sentence)
+                    lines.append(f"[{len(given)}] {passage['title']}: {sentence}" if numbered else f"- {sentence}")
+        system = _render(options, defaults, "wow", topic=context.get("topic") or "", knowledge="\n".join(lines))
     else:
-        system = _render(options, "plain", topic=context.get("topic") or "")
+        system = _render(options, defaults, "plain", topic=context.get("topic") or "")
     messages = [{"role": "system", "content": system}] if system.strip() else []
     history = context.get("history") or []
     # The last utterance is always the evaluator's: roles alternate back from it.
     for index, text in enumerate(history):
         messages.append({"role": "user" if (len(history) - 1 - index) % 2 == 0 else "assistant", "content": text})
     if not history:
-        messages.append({"role": "user", "content": _render(options, "opening")})
-    return messages, numbered
+        messages.append({"role": "user", "content": _render(options, defaults, "opening")})
+    return messages, given
 
 
 def citations_take(text: str, *, numbered: list[Any], duconv: bool) -> tuple[str, Any]:
