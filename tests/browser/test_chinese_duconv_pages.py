@@ -13,7 +13,7 @@ from collect.models import Campaign, Room, RoomStatus
 from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_knowledge  # noqa: F401 (fixtures)
 from tests.browser.test_chinese_worker_pages import DATA, assert_chinese
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
-from tests.duconv.test_duconv_browser import duconv_campaign, open_worker, send, use  # noqa: F401 (fixture)
+from tests.duconv.test_duconv_browser import duconv_campaign, open_pair, send, use  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
@@ -25,13 +25,7 @@ def test_a_chinese_duconv_campaign_shows_every_worker_screen_in_chinese(
     duconv_campaign: Campaign, browser: Browser, daphne_server: str  # noqa: F811
 ) -> None:
     Campaign.objects.filter(pk=duconv_campaign.pk).update(language="zh-hans", name="知识驱动对话（中文）")
-    alice = open_worker(browser, daphne_server, duconv_campaign, "alice")
-    bob = open_worker(browser, daphne_server, duconv_campaign, "bob")
-    for page in (alice, bob):
-        expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
-        expect(page.locator("#room")).to_have_attribute("data-status", "chatting")
-    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
-    agent, user = pages["agent"], pages["user"]
+    agent, user = open_pair(browser, daphne_server, duconv_campaign)
     expect(agent.get_by_test_id("role-badge")).to_have_text("你是引导者")
     expect(user.get_by_test_id("role-badge")).to_have_text("你是用户")
     expect(agent.get_by_test_id("entity-group")).to_have_count(2)

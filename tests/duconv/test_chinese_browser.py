@@ -19,7 +19,7 @@ from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_kno
 from tests.browser.test_chinese_duconv_pages import GRAPH
 from tests.browser.test_chinese_worker_pages import assert_chinese
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
-from tests.duconv.test_duconv_browser import open_worker, send, use
+from tests.duconv.test_duconv_browser import open_pair, send, use
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
@@ -56,13 +56,7 @@ def triple(agent: Page, prop: str, entity: str = A) -> Any:
 def test_a_chinese_dialogue_typed_with_an_input_method(
     zh_campaign: Campaign, browser: Browser, daphne_server: str  # noqa: F811
 ) -> None:
-    alice = open_worker(browser, daphne_server, zh_campaign, "alice")
-    bob = open_worker(browser, daphne_server, zh_campaign, "bob")
-    for page in (alice, bob):
-        expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
-        expect(page.locator("#room")).to_have_attribute("data-status", "chatting")
-    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
-    agent, user = pages["agent"], pages["user"]
+    agent, user = open_pair(browser, daphne_server, zh_campaign)
     expect(agent.get_by_test_id("topic-a")).to_have_text(f"A: {A}")
     expect(agent.get_by_test_id("topic-b")).to_have_text(f"B: {B}")
     expect(agent.get_by_test_id("send-button")).to_be_enabled()

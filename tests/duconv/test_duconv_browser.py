@@ -44,6 +44,17 @@ def open_worker(browser: Browser, base_url: str, campaign: Campaign, worker: str
     return page
 
 
+def open_pair(browser: Browser, base_url: str, campaign: Campaign) -> tuple[Page, Page]:
+    """Two workers joined and paired in a chatting room: (the agent's page, the user's page)."""
+    alice = open_worker(browser, base_url, campaign, "alice")
+    bob = open_worker(browser, base_url, campaign, "bob")
+    for page in (alice, bob):
+        expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
+        expect(page.locator("#room")).to_have_attribute("data-status", "chatting")
+    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
+    return pages["agent"], pages["user"]
+
+
 def send(page: Page, partner: Page, text: str, seq: int) -> None:
     expect(page.get_by_test_id("send-button")).to_be_enabled()
     page.get_by_test_id("message-input").fill(text)
@@ -62,13 +73,7 @@ def use(agent: Page, entity: str, prop: str) -> int:
 def test_it_runs_a_duconv_dialogue_to_completion(
     duconv_campaign: Campaign, browser: Browser, daphne_server: str, tmp_path: Path  # noqa: F811
 ) -> None:
-    alice = open_worker(browser, daphne_server, duconv_campaign, "alice")
-    bob = open_worker(browser, daphne_server, duconv_campaign, "bob")
-    for page in (alice, bob):
-        expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
-        expect(page.locator("#room")).to_have_attribute("data-status", "chatting")
-    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
-    agent, user = pages["agent"], pages["user"]
+    agent, user = open_pair(browser, daphne_server, duconv_campaign)
 
     # The agent sees the goal path and the triples by entity; the user sees neither.
     expect(agent.get_by_test_id("topic-a")).to_have_text("A: Inception")
