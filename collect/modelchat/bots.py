@@ -8,8 +8,6 @@ answer in Chinese when the goal's topics are Chinese."""
 from __future__ import annotations
 
 import re
-import threading
-import time
 from typing import Any
 
 from sklearn.feature_extraction.text import TfidfVectorizer

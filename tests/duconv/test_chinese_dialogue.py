@@ -16,7 +16,7 @@ from django.core.management import call_command
 from collect.duconv.demo import ZH_DEMO_SLUG, duconv_zh_demo_ensure
 from collect.models import Campaign, DuConvSession, Message, RoomStatus
 from collect.selectors import dialogue_context
-from tests.collect.ws import connect, receive_until, send
+from tests.collect.ws import receive_until, send
 from tests.duconv.conftest import DuConvRoom, make_room
 from tests.duconv.test_room_consumer import join, say
 
