@@ -6,14 +6,11 @@ from __future__ import annotations
 import os
 
 import pytest
-from django.conf import settings
-from django.contrib.auth.models import User
-from django.test import Client
 from playwright.sync_api import expect
 
 from collect.models import Campaign
 from tests.annotate.test_browser import screenshot
-from tests.browser.charts import charts_drawn
+from tests.browser.charts import charts_drawn, staff_page
 from tests.chromium import CHROMIUM, launched
 from tests.curiosity.test_views import imported  # noqa: F401 (fixture)
 
@@ -25,16 +22,8 @@ pytestmark = [
 
 
 def test_the_like_rate_chart_is_drawn(live_server, imported: Campaign) -> None:  # noqa: F811
-    staff = Client()
-    staff.force_login(User.objects.create(username="rita", is_staff=True))
-    cookie = staff.cookies[settings.SESSION_COOKIE_NAME].value
     with launched(timeout_ms=10_000) as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
-        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}])
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page, errors = staff_page(browser, live_server.url, height=800)
         page.goto(f"{live_server.url}/research/curiosity/?campaign={imported.slug}")
         expect(page.get_by_test_id("like-row")).to_have_count(4)
         expect(page.get_by_test_id("curiosity-analysis")).not_to_contain_text("collect.charts.Chart")  # no template comment shows

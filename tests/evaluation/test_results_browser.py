@@ -8,8 +8,6 @@ import io
 import os
 
 import pytest
-from django.conf import settings
-from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 from playwright.sync_api import expect
@@ -19,7 +17,7 @@ from collect.models import Worker
 from tests.annotate.conftest import Api
 from tests.annotate.test_browser import screenshot
 from tests.annotate.test_pairwise import answer_all
-from tests.browser.charts import charts_drawn
+from tests.browser.charts import charts_drawn, staff_page
 from tests.chromium import CHROMIUM, launched
 from tests.evaluation.campaign import make_campaign, populate
 
@@ -35,15 +33,8 @@ def test_the_results_page_draws_its_charts(live_server) -> None:
                  stdout=io.StringIO())
     for name in ("alice", "bob", "carol"):  # 21 judgments: every model reaches the 10 it needs for an interval
         answer_all(Api(Client(), Worker.objects.create(external_id=name)), Job.objects.get(slug="mc-pairs"), check_right=True)
-    staff = Client()
-    staff.force_login(User.objects.create(username="rita", is_staff=True))
-    cookie = staff.cookies[settings.SESSION_COOKIE_NAME].value
     with launched(timeout_ms=10_000) as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}])
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        page, errors = staff_page(browser, live_server.url, height=900)
         page.goto(f"{live_server.url}/annotate/results/eval-mc/")
         expect(page.get_by_test_id("results-title")).to_have_text("Eval campaign: results")
         expect(page.get_by_test_id("interval-chart")).to_have_count(2)  # engagingness, leaderboard
