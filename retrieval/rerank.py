@@ -24,7 +24,7 @@ from django.core.exceptions import ImproperlyConfigured
 from groundwork import metrics
 from retrieval.rankers import Candidate, SentenceRanker
 from retrieval.rankers.config import ranker_config
-from retrieval.rankers.load import live_ranker, ranker_version
+from retrieval.rankers.load import live_ranker, ranker_picked, ranker_version
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def passages_rank(
     ones keep their input order. Raises whatever the ranker raises."""
     _check(passages)
     ranker = ranker or live_ranker(language=language)
-    candidates = [Candidate(str(p["title"]), str(s)) for p in passages for s in p["sentences"]]
+    candidates = _candidates(passages)
     with metrics.RERANK_SECONDS.time():
         flat = ranker.score(list(context), candidates, topic=topic) if candidates else []
     ranked: list[dict[str, Any]] = []
@@ -78,13 +78,17 @@ def passages_rank(
     return [ranked[i] for i in order]
 
 
+def _candidates(passages: Sequence[Mapping[str, Any]]) -> list[Candidate]:
+    return [Candidate(str(p["title"]), str(s)) for p in passages for s in p["sentences"]]
+
+
 def panel_rank(
     *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, after_seq: int,
     ranker: SentenceRanker | None = None, language: str = "en",
 ) -> dict[str, Any]:
     """The knowledge.reranked frame of a panel: passages_rank's passages, and "ranked_by", the
     model version that ranked them (kept with the stored panel)."""
-    ranker = ranker or live_ranker(language=language)
+    ranker = ranker_picked(ranker or live_ranker(language=language), _candidates(passages))
     ranked = passages_rank(context=context, passages=passages, topic=topic, ranker=ranker, language=language)
     return {"type": "knowledge.reranked", "after_seq": after_seq, "passages": ranked, "ranked_by": ranker_version(ranker)}
 

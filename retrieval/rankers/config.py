@@ -34,6 +34,9 @@ class RankerConfig:
     hybrid_weight: float  # weight of the neural score in the hybrid (TF-IDF gets the rest)
     mode: str  # where live reranks run: "process" (a thread here), "celery" (the rerank queue), "auto"
     bundled: bool = False  # checkpoint is one of DEFAULT_MODELS, not one the researcher configured
+    # The shipped MiniLM-feature model for the panels whose sentences have stored vectors (a CPU,
+    # GROUNDWORK_RANKER_FEATURES=auto): checkpoint is then the lexical model, for the other panels.
+    minilm_where_stored: bool = False
 
 
 def ranker_config() -> RankerConfig:
@@ -79,13 +82,16 @@ def ranker_config() -> RankerConfig:
         hybrid_weight=weight,
         mode=_choice("GROUNDWORK_RERANK_MODE", "auto", MODES),
         bundled=bundled,
+        minilm_where_stored=bundled and features == "auto" and checkpoint is not None and checkpoint.name == "lexical" and minilm_shipped(),
     )
 
 
 def default_model_dir(*, features: str, device: str) -> Path:
     """The shipped model to use: MiniLM features where they are cheap (a GPU, `auto`) or asked for
-    (`minilm`), lexical features otherwise (~5 ms on a CPU against ~500 ms with MiniLM)."""
-    shipped = (DEFAULT_MODELS / "minilm" / "learned.json").is_file()
+    (`minilm`), lexical features otherwise (~5 ms on a CPU against ~500 ms with MiniLM when every
+    candidate is encoded; with `auto` a CPU still uses MiniLM for the panels whose sentences have
+    stored vectors: RankerConfig.minilm_where_stored)."""
+    shipped = minilm_shipped()
     if features == "auto":
         features = "minilm" if shipped and device != "cpu" and cuda_available() else "lexical"
     elif features == "minilm" and not shipped:
@@ -94,6 +100,10 @@ def default_model_dir(*, features: str, device: str) -> Path:
             "`train_reranker --model learned` and set GROUNDWORK_RERANKER_CHECKPOINT"
         )
     return DEFAULT_MODELS / features
+
+
+def minilm_shipped() -> bool:
+    return (DEFAULT_MODELS / "minilm" / "learned.json").is_file()
 
 
 @functools.cache

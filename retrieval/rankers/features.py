@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from retrieval.rankers import Candidate
+from retrieval.rankers import Candidate, encoded_text
 from retrieval.rankers.tfidf import TfidfRanker
 
 if TYPE_CHECKING:  # torch is imported only when the semantic features are asked for
@@ -86,9 +86,10 @@ def _placement(turns: list[str], candidates: Sequence[Candidate], topic: str) ->
 
 
 def _semantic(turns: list[str], candidates: Sequence[Candidate], topic: str, embedder: Embedder) -> list[np.ndarray]:
-    texts = [f"{c.title}: {c.text}" if c.title else c.text for c in candidates]
-    vectors = embedder.encode(texts + [topic or " "] + turns)
-    sentences, topic_vector, turn_vectors = vectors[: len(texts)], vectors[len(texts)], vectors[len(texts) + 1 :]
+    texts = [encoded_text(c) for c in candidates]
+    sentences = embedder.encode_sentences(texts)
+    queries = embedder.encode_queries([topic or " ", *turns])
+    topic_vector, turn_vectors = queries[0], queries[1:]
     by_turn = turn_vectors @ sentences.T if turns else np.zeros((0, len(texts)))
     dialogue = sentences @ turn_vectors.mean(axis=0) if turns else np.zeros(len(texts))
     reuse = _best(by_turn[_wizard_turns(len(turns))], len(texts))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 
-from retrieval.rankers import SentenceRanker
-from retrieval.rankers.config import ranker_config
+import numpy as np
+
+from retrieval.rankers import Candidate, SentenceRanker, encoded_text
+from retrieval.rankers.config import default_model_dir, ranker_config
 from retrieval.rankers.hybrid import HybridRanker
 from retrieval.rankers.tfidf import TfidfRanker
 from retrieval.rankers.tfidf_paper import TfidfPaperRanker
@@ -54,7 +56,50 @@ def live_ranker(*, language: str = "en") -> SentenceRanker:
     )
     if config.bundled and config.checkpoint is not None:
         ranker.version = f"shipped-{config.checkpoint.name}"  # type: ignore[attr-defined]
+    if config.minilm_where_stored:
+        return _once(("where-stored", config.device), lambda: WhereStored(lexical=ranker, device=config.device))
     return ranker
+
+
+class WhereStored:
+    """The shipped learned ranker on a CPU: the MiniLM-feature model for a panel whose sentences
+    have stored vectors (one encoding of the new turn, then lookups: milliseconds), the lexical
+    model for the others (encoding ~60 sentences live costs ~0.5 s). The MiniLM model, and torch
+    with it, is loaded the first time a panel has its vectors."""
+
+    name = "learned"
+    MIN_STORED = 0.8  # share of a panel's sentences with stored vectors; the rest are encoded live
+
+    def __init__(self, *, lexical: SentenceRanker, device: str) -> None:
+        self.lexical, self.device = lexical, device
+        self._minilm: SentenceRanker | None = None
+
+    @property
+    def version(self) -> str:
+        """For a caller that records one model for many panels (stored panels record the one picked)."""
+        from retrieval.index.vectors import vectors_all
+
+        return "shipped-minilm-where-stored" if vectors_all() else str(getattr(self.lexical, "version", "learned"))
+
+    def pick(self, candidates: Sequence[Candidate]) -> SentenceRanker:
+        from retrieval.index.vectors import stored_share
+
+        if not candidates or stored_share([encoded_text(c) for c in candidates]) < self.MIN_STORED:
+            return self.lexical
+        if self._minilm is None:
+            minilm = _learned_get(default_model_dir(features="minilm", device=self.device), self.device)
+            minilm.version = "shipped-minilm"  # type: ignore[attr-defined]
+            self._minilm = minilm
+        return self._minilm
+
+    def score(self, context: Sequence[str], candidates: Sequence[Candidate], *, topic: str = "") -> np.ndarray:
+        return self.pick(candidates).score(context, candidates, topic=topic)
+
+
+def ranker_picked(ranker: SentenceRanker, candidates: Sequence[Candidate]) -> SentenceRanker:
+    """The ranker that scores these candidates: WhereStored picks one per panel."""
+    pick = getattr(ranker, "pick", None)
+    return pick(candidates) if pick is not None else ranker
 
 
 def ranker_version(ranker: SentenceRanker) -> str:

@@ -12,6 +12,7 @@ from tqdm import tqdm
 
 from retrieval.index import index_build
 from retrieval.index.build import build_memory_mb, build_workers
+from retrieval.index.vectors import vectors_after_index
 from retrieval.index.vectorizer import DEFAULT_FEATURES
 from retrieval.models import Article, KnowledgeSource
 
@@ -56,5 +57,5 @@ class Command(BaseCommand):
                                workers=workers, progress=progress.update)
         self.stdout.write(
             f"Indexed {meta['n_docs']} articles of {source.slug!r} ({meta['n_terms']} terms, "
-            f"{meta['nnz']} weights) in {time.perf_counter() - started:.1f} s."
+            f"{meta['nnz']} weights) in {time.perf_counter() - started:.1f} s; {vectors_after_index(source.pk)}."
         )

@@ -1,0 +1,273 @@
+"""Sentence vectors of a knowledge source: every sentence encoded once by the MiniLM bi-encoder, so
+that a wizard panel's MiniLM features cost one encoding of the dialogue plus a lookup, not an
+encoding of its ~60 candidate sentences (~0.5 s on a CPU).
+
+Stored beside the source's TF-IDF index, as its own published build (INDEX_DIR/<slug>.vectors ->
+.builds/<slug>.vectors/<build>/): keys.npy (sorted 64-bit hashes of the text the ranker encodes,
+"title: sentence"), vectors.npy (float16 rows aligned with the keys) and meta.json. Keyed by text
+rather than by sentence id, so a panel needs nothing but its candidates to find them.
+
+A build is resumable: it encodes the source's sentences in id order, one chunk file per batch under
+INDEX_DIR/.vectors-work/<slug>/, and a build started again after a crash starts after the last
+chunk written. Sentences that already have a vector in the published build are copied, not
+encoded again, so the build that follows every index build costs little when nothing changed."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from django.conf import settings
+
+from groundwork.env import env_str
+from retrieval.index.store import build_dir_create, build_publish
+from retrieval.models import Sentence
+from retrieval.rankers import ENCODER, Candidate, encoded_text
+
+if TYPE_CHECKING:
+    from retrieval.rankers.embedder import Embedder
+
+log = logging.getLogger(__name__)
+
+SUFFIX = ".vectors"
+WORK = ".vectors-work"
+CHUNK = 2048  # sentences per chunk file: what a crash can cost, and what one encode call holds
+MODES = ("auto", "on", "off")
+
+
+class VectorsBusy(RuntimeError):
+    """Another build of the same source's vectors is running."""
+
+
+def vectors_mode() -> str:
+    """GROUNDWORK_SENTENCE_VECTORS: whether an index build is followed by a vectors build.
+    auto: queued on the Celery `index` queue when there is a broker (never inline: it takes minutes
+    on a CPU); on: also inline when tasks run in-process; off: only by build_vectors."""
+    value = env_str("GROUNDWORK_SENTENCE_VECTORS", "auto").strip().lower() or "auto"
+    if value not in MODES:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(f"GROUNDWORK_SENTENCE_VECTORS={value!r} must be one of {', '.join(MODES)}")
+    return value
+
+
+def vectors_after_index(source_id: int) -> str:
+    """What follows an index build, by GROUNDWORK_SENTENCE_VECTORS; says what it did."""
+    mode = vectors_mode()
+    if mode == "off" or (mode == "auto" and settings.CELERY_TASK_ALWAYS_EAGER):
+        return "sentence vectors not built (manage.py build_vectors --source SLUG builds them)"
+    from retrieval.tasks import build_vectors
+
+    result = build_vectors.delay(source_id)  # inline when tasks run in-process (mode "on")
+    return "sentence vectors built" if result.ready() else f"sentence vectors queued as task {result.id}"
+
+
+def sentence_key(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def sentence_keys(texts: Sequence[str]) -> np.ndarray:
+    return np.fromiter((sentence_key(t) for t in texts), dtype=np.uint64, count=len(texts))
+
+
+@dataclass(frozen=True)
+class SentenceVectors:
+    slug: str
+    keys: np.ndarray  # sorted uint64
+    vectors: np.ndarray  # float16, one unit-length row per key
+    meta: dict[str, object]
+
+    def lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(found mask, positions) of `keys`; positions are valid where found."""
+        if not len(self.keys):
+            return np.zeros(len(keys), dtype=bool), np.zeros(len(keys), dtype=np.int64)
+        positions = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        return self.keys[positions] == keys, positions
+
+
+_cache: dict[Path, tuple[tuple[str, int], SentenceVectors]] = {}
+_cache_lock = threading.Lock()
+
+
+def vectors_load(*, index_dir: Path, slug: str) -> SentenceVectors | None:
+    """The published vectors of `slug`, memory-mapped once per process; None when there are none."""
+    link = index_dir / f"{slug}{SUFFIX}"
+    with _cache_lock:
+        try:
+            build = link.resolve(strict=True)
+            meta_file = build / "meta.json"
+            fingerprint = (str(build), meta_file.stat().st_mtime_ns)
+        except (FileNotFoundError, NotADirectoryError):
+            _cache.pop(link, None)
+            return None
+        cached = _cache.get(link)
+        if cached is not None and cached[0] == fingerprint:
+            return cached[1]
+        meta = json.loads(meta_file.read_text())
+        vectors = SentenceVectors(
+            slug=slug, keys=np.load(build / "keys.npy", mmap_mode="r"),
+            vectors=np.load(build / "vectors.npy", mmap_mode="r"), meta=meta,
+        )
+        _cache[link] = (fingerprint, vectors)
+        return vectors
+
+
+def vectors_all(index_dir: Path | None = None) -> list[SentenceVectors]:
+    """Every source's published vectors under INDEX_DIR made by this version's encoder."""
+    index_dir = index_dir or settings.INDEX_DIR
+    try:
+        names = sorted(entry.name for entry in os.scandir(index_dir) if entry.name.endswith(SUFFIX))
+    except FileNotFoundError:
+        return []
+    found = (vectors_load(index_dir=index_dir, slug=name[: -len(SUFFIX)]) for name in names)
+    return [v for v in found if v is not None and v.meta.get("model") == ENCODER]
+
+
+def stored_share(texts: Sequence[str]) -> float:
+    """The share of these encoder texts that some source's vectors hold."""
+    if not texts:
+        return 0.0
+    keys = sentence_keys(texts)
+    found = np.zeros(len(keys), dtype=bool)
+    for stored in vectors_all():
+        found |= stored.lookup(keys)[0]
+    return float(found.mean())
+
+
+def vectors_build(
+    *, source_id: int, embedder: Embedder | None = None, progress: Callable[[int, int], None] = lambda done, total: None,
+) -> dict[str, object]:
+    """Encode every sentence of the source not encoded yet and publish the source's vectors.
+    `progress(done, total)` is called after each chunk. Raises VectorsBusy when another build of
+    the same source runs."""
+    from retrieval.models import KnowledgeSource
+
+    source = KnowledgeSource.objects.get(pk=source_id)
+    index_dir = settings.INDEX_DIR
+    work = index_dir / WORK / source.slug
+    work.mkdir(parents=True, exist_ok=True)
+    with _exclusive(work / "lock", source.slug):
+        if embedder is None:
+            from retrieval.rankers.embedder import Embedder
+
+            embedder = Embedder()
+        previous = vectors_load(index_dir=index_dir, slug=source.slug)
+        if previous is not None and previous.meta.get("model") != embedder.model_id:
+            previous = None  # another encoder's vectors: nothing to reuse
+        sentences = Sentence.objects.filter(article__source_id=source_id)
+        total = sentences.count()
+        after, done = _resume_point(work)
+        progress(done, total)
+        encoded = reused = 0
+        for last_pk, keys, texts in _chunks(sentences.filter(pk__gt=after)):
+            rows = np.zeros((len(keys), embedder.dimension), dtype=np.float16)
+            missing = np.ones(len(keys), dtype=bool)
+            if previous is not None:
+                found, positions = previous.lookup(keys)
+                rows[found] = previous.vectors[positions[found]]
+                missing = ~found
+            if missing.any():
+                rows[missing] = embedder.encode([t for t, m in zip(texts, missing, strict=True) if m]).astype(np.float16)
+            encoded, reused = encoded + int(missing.sum()), reused + int((~missing).sum())
+            _chunk_write(work, last_pk, keys, rows)
+            done += len(keys)
+            progress(done, total)
+        keys, rows = _chunks_merge(work, embedder.dimension)
+        build = build_dir_create(index_dir=index_dir, slug=f"{source.slug}{SUFFIX}")
+        np.save(build / "keys.npy", keys)
+        np.save(build / "vectors.npy", rows)
+        meta: dict[str, object] = {
+            "source": source.slug, "model": embedder.model_id, "dimension": embedder.dimension,
+            "sentences": len(keys), "bytes": int(keys.nbytes + rows.nbytes),
+            "built_at": datetime.now(UTC).isoformat(),
+        }
+        build_publish(index_dir=index_dir, slug=f"{source.slug}{SUFFIX}", build=build, meta=meta)
+        for chunk in work.glob("upto-*.npz"):
+            chunk.unlink()
+    log.info("sentence vectors of %s: %d sentences (%d encoded, %d reused)", source.slug, len(keys), encoded, reused)
+    return {**meta, "encoded": encoded, "reused": reused}
+
+
+def vectors_progress(slug: str) -> dict[str, object]:
+    """What a page shows: the published build's meta, and the chunks of a build under way or left
+    by one that stopped."""
+    index_dir = settings.INDEX_DIR
+    published = vectors_load(index_dir=index_dir, slug=slug)
+    work = index_dir / WORK / slug
+    _, pending = _resume_point(work) if work.is_dir() else (0, 0)
+    return {"published": dict(published.meta) if published else None, "pending_sentences": pending}
+
+
+def _chunks(sentences) -> Iterator[tuple[int, np.ndarray, list[str]]]:
+    # One short query per chunk, not a cursor held open while a large source is encoded (hours).
+    after = 0
+    while True:
+        batch = list(sentences.filter(pk__gt=after).order_by("pk").values_list("pk", "article__title", "text")[:CHUNK])
+        if not batch:
+            return
+        after = batch[-1][0]
+        yield _chunk_of(batch)
+
+
+def _chunk_of(batch: list[tuple[int, str, str]]) -> tuple[int, np.ndarray, list[str]]:
+    texts = [encoded_text(Candidate(title, text)) for _, title, text in batch]
+    return batch[-1][0], sentence_keys(texts), texts
+
+
+def _chunk_write(work: Path, last_pk: int, keys: np.ndarray, rows: np.ndarray) -> None:
+    partial = work / f"upto-{last_pk:015d}.partial.npz"
+    np.savez(partial, keys=keys, vectors=rows)
+    partial.replace(work / f"upto-{last_pk:015d}.npz")  # a chunk is there whole or not at all
+
+
+def _resume_point(work: Path) -> tuple[int, int]:
+    """(last sentence id encoded, sentences encoded) by the chunks a stopped build left."""
+    chunks = sorted(work.glob("upto-*[0-9].npz"))
+    if not chunks:
+        return 0, 0
+    done = 0
+    for chunk in chunks:
+        with np.load(chunk) as data:
+            done += len(data["keys"])
+    return int(chunks[-1].name[5:20]), done
+
+
+def _chunks_merge(work: Path, dimension: int) -> tuple[np.ndarray, np.ndarray]:
+    keys, rows = [np.zeros(0, dtype=np.uint64)], [np.zeros((0, dimension), dtype=np.float16)]
+    for chunk in sorted(work.glob("upto-*[0-9].npz")):
+        with np.load(chunk) as data:
+            keys.append(data["keys"])
+            rows.append(data["vectors"])
+    all_keys = np.concatenate(keys)
+    # Sentences with the same text (and title) share one row.
+    unique, first = np.unique(all_keys, return_index=True)
+    return unique, np.concatenate(rows)[first]
+
+
+class _exclusive:
+    """An exclusive lock on a file, refused at once when another process holds it."""
+
+    def __init__(self, path: Path, slug: str) -> None:
+        self.path, self.slug = path, slug
+
+    def __enter__(self) -> None:
+        self.handle = self.path.open("a")
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as error:
+            self.handle.close()
+            raise VectorsBusy(f"the sentence vectors of {self.slug!r} are being built by another process") from error
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
