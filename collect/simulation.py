@@ -84,6 +84,14 @@ async def until(bot: Bot, predicate: Any, timeout: float) -> dict[str, Any]:
             return found
 
 
+async def until_status(bot: Bot, status: str, timeout: float) -> None:
+    """Until the room reaches `status`; at once when the bot's last state frame says so already.
+    The turn limit moves a chat to rating with the message that reaches it, whose state the bots
+    have read, and no later frame repeats it."""
+    if bot.state.get("status") != status:
+        await until(bot, lambda f: f["type"] == "state" and f["status"] == status, timeout)
+
+
 def _wizard_reply(bot: Bot) -> tuple[str, dict[str, Any]]:
     sentences = [(p, i, s) for p in bot.knowledge for i, s in enumerate(p["sentences"])]
     if not sentences or bot.rng.random() < 0.1:
@@ -141,7 +149,9 @@ async def _converse(by_role: dict[str, Bot], timeout: float) -> None:
         await until(bot, lambda f: f["type"] == "state" and f["status"] == "chatting", timeout)
     speaker = first
     turn = 0
-    while not speaker.state.get("can_end"):
+    # Until either may end, or the turn limit ends the chat by itself (when the turns drawn for this
+    # room reach the campaign's limit, no one may end it before).
+    while speaker.state["status"] == "chatting" and not speaker.state.get("can_end"):
         turn += 1
         client_id = f"{speaker.name}-{turn}"
         if speaker.state["role"] == "wizard":
@@ -158,9 +168,10 @@ async def _converse(by_role: dict[str, Bot], timeout: float) -> None:
         await until(speaker, lambda f: f["type"] == "state" and f["last_seq"] >= turn, timeout)
         speaker = next(bot for bot in bots if bot is not speaker)
         await until(speaker, lambda f: f["type"] == "state" and f["last_seq"] >= turn, timeout)
-    await send(speaker, {"type": "end"})
+    if speaker.state["status"] == "chatting":
+        await send(speaker, {"type": "end"})
     apprentice = by_role["apprentice"]
-    await until(apprentice, lambda f: f["type"] == "state" and f["status"] == "rating", timeout)
+    await until_status(apprentice, "rating", timeout)
     await send(apprentice, {"type": "rate", "rating": apprentice.rng.randint(1, 5)})
     await until(apprentice, lambda f: f["type"] == "state" and f["status"] == "complete", timeout)
 

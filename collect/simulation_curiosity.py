@@ -5,7 +5,7 @@ back); the assistant waits for each turn's fact bank and uses zero to two facts;
 from __future__ import annotations
 
 from collect.models import Campaign
-from collect.simulation import Bot, run_dialogues, send, until
+from collect.simulation import Bot, run_dialogues, send, until, until_status
 
 QUESTIONS = [
     "What can you tell me about the {aspect} of {topic}?",
@@ -29,7 +29,9 @@ async def _converse(bots: dict[str, Bot], timeout: float) -> None:
         await until(bot, lambda f: f["type"] == "state" and f["status"] == "chatting", timeout)
     topic = user.state["topic"]
     speaker, turn, switched, likes = user, 0, False, []
-    while not speaker.state.get("can_end"):
+    # Until either may end, or the turn limit ends the chat by itself (when the turns drawn for this
+    # room reach the campaign's limit, no one may end it before).
+    while speaker.state["status"] == "chatting" and not speaker.state.get("can_end"):
         turn += 1
         if speaker is user:
             if not switched and turn >= 3 and user.state.get("can_switch"):
@@ -59,9 +61,10 @@ async def _converse(bots: dict[str, Bot], timeout: float) -> None:
     if len(likes) > 1:  # a like taken back
         await send(user, {"type": "like", "seq": likes[0], "liked": False})
         await until(user, lambda f: f["type"] == "liked" and f["seq"] == likes[0], timeout)
-    await send(speaker, {"type": "end"})
+    if speaker.state["status"] == "chatting":
+        await send(speaker, {"type": "end"})
     for bot in (user, assistant):
-        await until(bot, lambda f: f["type"] == "state" and f["status"] == "rating", timeout)
+        await until_status(bot, "rating", timeout)
         await send(bot, {"type": "rate", "dialog_rating": bot.rng.randint(1, 5), "partner_rating": bot.rng.randint(1, 5)})
     for bot in (user, assistant):
         await until(bot, lambda f: f["type"] == "state" and f["status"] == "complete", timeout)

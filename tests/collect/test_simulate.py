@@ -32,6 +32,15 @@ def test_it_runs_complete_dialogues(campaign: Campaign) -> None:
     assert Message.objects.filter(role="wizard").exclude(checked_sentence__has_key="no_passages_used").exists()
 
 
+def test_it_rates_a_dialogue_that_the_turn_limit_ends(campaign: Campaign) -> None:
+    # Turns drawn up to the limit: no one may end the chat before the limit ends it.
+    Campaign.objects.filter(pk=campaign.pk).update(turn_limit=campaign.max_turns)
+    call_command("simulate", "wow", dialogues=1, stdout=io.StringIO())
+    room = Room.objects.get(campaign=campaign)
+    assert room.status == RoomStatus.COMPLETE and room.end_reason == "turn limit reached"
+    assert room.messages.count() == 4 and 1 <= room.rating <= 5
+
+
 def test_it_needs_one_campaign(campaign: Campaign) -> None:
     with pytest.raises(CommandError, match="exactly one"):
         call_command("simulate", "wow", campaign="nope")

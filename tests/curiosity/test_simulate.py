@@ -82,3 +82,15 @@ def test_it_refuses_a_campaign_that_cannot_open_rooms(facts_source) -> None:
     make_campaign(facts_source, topics=["Atlantis"])
     with pytest.raises(CommandError, match="cannot open rooms: topic 'Atlantis' is not an article"):
         call_command("simulate", "curiosity", dialogues=1)
+
+
+def test_it_rates_a_dialogue_that_the_turn_limit_ends(campaign: Campaign) -> None:
+    # Turns drawn up to the limit (the demo's 4–8 turns, limit 8): no one may end the chat before
+    # the limit ends it, with the assistant's last message; the script goes on to rate.
+    Campaign.objects.filter(pk=campaign.pk).update(min_turns=2, max_turns=2, turn_limit=2)
+    call_command("simulate", "curiosity", dialogues=1, stdout=io.StringIO())
+    room = Room.objects.get(campaign=campaign)
+    assert room.status == RoomStatus.COMPLETE and room.end_reason == "turn limit reached"
+    assert room.messages.count() == 4
+    dialog = CuriosityDialog.objects.get(room=room)
+    assert all(getattr(dialog, f"{r}_{k}_rating") for r in ("user", "assistant") for k in ("dialog", "other_agent"))
