@@ -7,6 +7,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from collect.charts import column_chart
+from retrieval.index.vectors import vectors_overview
+from retrieval.rankers.config import ranker_config
 from retrieval.training.history import ranker_history
 from retrieval.training.settings import retrain_settings
 
@@ -19,4 +21,7 @@ def ranker_page(request: HttpRequest) -> HttpResponse:
         "Held-out MRR@1 per version", [(v["version"], round(v["mrr1"], 3)) for v in oldest_first],
         x_label="version", y_label="MRR@1",
     ) if oldest_first else None
-    return render(request, "retrieval/ranker.html", {**history, "chart": chart, "settings": retrain_settings()})
+    return render(request, "retrieval/ranker.html", {
+        **history, "chart": chart, "settings": retrain_settings(), "vectors": vectors_overview(),
+        "minilm_where_stored": ranker_config().minilm_where_stored,
+    })

@@ -198,14 +198,26 @@ def vectors_build(
     return {**meta, "encoded": encoded, "reused": reused}
 
 
-def vectors_progress(slug: str) -> dict[str, object]:
-    """What a page shows: the published build's meta, and the chunks of a build under way or left
-    by one that stopped."""
-    index_dir = settings.INDEX_DIR
-    published = vectors_load(index_dir=index_dir, slug=slug)
-    work = index_dir / WORK / slug
-    _, pending = _resume_point(work) if work.is_dir() else (0, 0)
-    return {"published": dict(published.meta) if published else None, "pending_sentences": pending}
+def vectors_overview() -> list[dict[str, object]]:
+    """Per knowledge source with sentences, what a staff page shows: its sentences, its published
+    vectors (None when there are none) and the sentences a build under way, or one that stopped,
+    has encoded so far."""
+    from django.db.models import Count
+
+    from retrieval.models import KnowledgeSource
+
+    rows = []
+    sources = KnowledgeSource.objects.annotate(sentences=Count("articles__sentences")).filter(sentences__gt=0)
+    for source in sources.order_by("slug"):
+        published = vectors_load(index_dir=settings.INDEX_DIR, slug=source.slug)
+        work = settings.INDEX_DIR / WORK / source.slug
+        rows.append({
+            "slug": source.slug, "sentences": source.sentences,
+            "published": dict(published.meta) if published else None,
+            "mib": int(published.meta.get("bytes", 0)) / 2**20 if published else 0,
+            "pending": _resume_point(work)[1] if work.is_dir() else 0,
+        })
+    return rows
 
 
 def _chunks(sentences) -> Iterator[tuple[int, np.ndarray, list[str]]]:

@@ -158,3 +158,24 @@ def test_the_minilm_model_ranks_the_panels_whose_sentences_are_stored(knowledge,
 
     unknown = [Candidate("Elsewhere", f"A sentence no source holds, number {i}.") for i in range(len(candidates))]
     assert ranker_picked(live_ranker(), unknown).embedder is None  # no vectors: the lexical model
+
+
+def test_the_ranker_page_shows_each_sources_vectors_and_a_stopped_build(knowledge, index_dir, embedder, monkeypatch) -> None:
+    from tests.retrieval.test_ranker_page import logged_in
+
+    total = len(texts_of(knowledge))
+    html = logged_in(staff=True).get("/research/ranker/").content.decode()
+    assert f"<td>{knowledge.slug}</td><td>{total}</td>" in html and "none: panels of this source are ranked with lexical" in html
+    monkeypatch.setattr(vectors_module, "CHUNK", 4)
+
+    def stop(done: int, total: int) -> None:
+        if done >= 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        vectors_build(source_id=knowledge.pk, embedder=embedder, progress=stop)
+    assert f"4 of {total} encoded" in logged_in(staff=True).get("/research/ranker/").content.decode()
+    vectors_build(source_id=knowledge.pk, embedder=embedder)
+    html = logged_in(staff=True).get("/research/ranker/").content.decode()
+    assert f"<td>{knowledge.slug}</td><td>{total}</td><td>{total}</td>" in html and "MiB" in html
+    assert "ranks the panels whose sentences have them" in html
