@@ -27,7 +27,7 @@ def main() -> None:
 
     from collect.models import Campaign, Message, RoomStatus
     from collect.protocols import wow
-    from collect.tasks import knowledge_rerank, messages_knowledge
+    from collect.tasks import knowledge_rerank, knowledge_reranks, messages_knowledge
 
     campaign = Campaign.objects.get(slug="wow-demo")
     topic = campaign.personas.first().topics[0]
@@ -41,8 +41,8 @@ def main() -> None:
             ids.append(Message.objects.create(room=room, seq=seq, sender=seats[role], role=role, client_id=uuid.uuid4().hex,
                                               text=text).pk)
     reranks: list[tuple] = []
-    original = knowledge_rerank.apply_async
-    knowledge_rerank.apply_async = lambda args, **_: reranks.append(args)  # kept to run below, not queued
+    original = knowledge_reranks.apply_async
+    knowledge_reranks.apply_async = lambda args, **_: reranks.extend(args[0])  # kept to run below, not queued
     try:
         warm = 20
         for message_id in ids[:warm]:
@@ -57,7 +57,7 @@ def main() -> None:
             knowledge_rerank.run(*rerank_args)
         rerank_cpu, rerank_wall = time.process_time() - cpu, time.perf_counter() - wall
     finally:
-        knowledge_rerank.apply_async = original
+        knowledge_reranks.apply_async = original
     n = len(ids) - warm
     print(f"knowledge work for {n} WoW messages on {connection.vendor} ({len(reranks)} panels reranked):")
     print(f"  messages_knowledge CPU {1000 * retrieve_cpu / n:.2f} ms, wall {1000 * retrieve_wall / n:.2f} ms per message")

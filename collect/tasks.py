@@ -49,15 +49,20 @@ def messages_knowledge(self: Any, message_ids: list[int]) -> int:
     A message whose chat process took it over (no worker started it in time: services/knowledge.py)
     is left to that process."""
     published = 0
+    reranks: list[tuple[str, str, dict[str, Any]]] = []
     for message_id in claims_take_for_worker(list(message_ids), task_id=str(self.request.id)):
         try:
-            published += _message_knowledge(message_id)
+            published += _message_knowledge(message_id, reranks)
         except Exception:
             log.exception("message %s: retrieval failed; the knowledge sweep will try again", message_id)
+    if reranks:
+        # One task for the batch's panels: a task's own cost on both sides (the message, its
+        # acknowledgement, the worker's bookkeeping) was more than ranking a panel.
+        knowledge.reranks_dispatch(reranks)
     return published
 
 
-def _message_knowledge(message_id: int) -> int:
+def _message_knowledge(message_id: int, reranks: list[tuple[str, str, dict[str, Any]]]) -> int:
     try:
         after = rooms.message_after(message_id=message_id)
     except Message.DoesNotExist:
@@ -68,14 +73,14 @@ def _message_knowledge(message_id: int) -> int:
     except IndexNotBuilt as error:
         log.error("message %s: %s", message_id, error)
         return 0
-    reranks = get_protocol(after.protocol).reranks_knowledge
+    ranked = get_protocol(after.protocol).reranks_knowledge
     with log_context(room=after.room_id):
         for role, frame in after.knowledge.items():
             if frame is None:
                 continue
             _publish(after.room_id, role, frame)
-            if reranks and frame.get("type") == "knowledge" and frame["passages"]:
-                knowledge.rerank_dispatch(room_id=after.room_id, role=role, frame=frame)
+            if ranked and frame.get("type") == "knowledge" and frame["passages"]:
+                reranks.append((str(after.room_id), role, frame))
     if any(after.knowledge.values()):
         metrics.panel_published(protocol=after.protocol, stored_at=after.stored_at)
     return len(after.knowledge)
@@ -86,6 +91,18 @@ def knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     """Reorder one knowledge panel with the configured ranker and publish it as knowledge.reranked."""
     with log_context(room=room_id):
         _knowledge_rerank(room_id, role, frame)
+
+
+@shared_task(ignore_result=True)
+def knowledge_reranks(panels: list[tuple[str, str, dict[str, Any]]]) -> None:
+    """knowledge_rerank for several panels (a messages_knowledge batch's); one that fails is
+    logged and keeps its TF-IDF order, the others are still reranked."""
+    for room_id, role, frame in panels:
+        with log_context(room=room_id):
+            try:
+                _knowledge_rerank(room_id, role, frame)
+            except Exception:
+                log.exception("room %s: rerank failed; the TF-IDF order stays", room_id)
 
 
 def _knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:

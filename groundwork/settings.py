@@ -165,6 +165,7 @@ CELERY_TASK_ROUTES = {
     "retrieval.tasks.rerank": {"queue": "rerank"},
     "retrieval.tasks.*": {"queue": "index"},
     "collect.tasks.knowledge_rerank": {"queue": "rerank"},
+    "collect.tasks.knowledge_reranks": {"queue": "rerank"},
     "collect.modelchat.tasks.*": {"queue": "models"},
     "research.tasks.*": {"queue": "index"},  # dataset exports: slow, off the chat path
     # Local checkpoints load where they run (model turns of checkpoint models are sent there too).

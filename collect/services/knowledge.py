@@ -93,6 +93,13 @@ def rerank_dispatch(*, room_id: Any, role: str, frame: dict[str, Any]) -> None:
     knowledge_rerank.apply_async(args=(str(room_id), role, frame), expires=rerank_timeout_s())
 
 
+def reranks_dispatch(panels: list[tuple[str, str, dict[str, Any]]]) -> None:
+    """rerank_dispatch for several panels (room id, role, frame), as one task."""
+    from collect.tasks import knowledge_reranks
+
+    knowledge_reranks.apply_async(args=(panels,), expires=rerank_timeout_s())
+
+
 def room_knowledge_repair(*, room_id: Any) -> dict[str, dict[str, Any]]:
     """Retrieve for every message of the room that lacks it. In-process: done here, and the room's
     current knowledge frames (role → frame) are returned for broadcasting; with Celery: queued, and

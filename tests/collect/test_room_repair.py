@@ -188,3 +188,32 @@ def test_a_rerank_that_comes_after_the_wizard_answered_ranks_nothing(chatting: P
     post(chatting, chatting.wizard, "w2", "The blues came from the Deep South.", checked=NONE_USED)
     collect.tasks.knowledge_rerank.run(str(chatting.room.id), wow.WIZARD, panel)
     assert ranked == [len(panel["passages"])]
+
+
+def test_the_panels_of_a_retrieval_batch_are_reranked_by_one_task(campaign, chatting: PairedRoom, settings) -> None:
+    """A retrieval task's panels go to the rerank queue as one task (a task's own cost was more than
+    ranking a panel); each is still ranked, saved on its room and published."""
+    from celery.signals import task_prerun
+
+    import collect.tasks
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # the rerank task runs here, as a worker would run it
+    other = make_room(campaign, first_speaker=wow.WIZARD, topic="Blues")
+    asked = []
+    for paired, text in ((chatting, "I prefer the blues"), (other, "Who played jazz in New Orleans?")):
+        post(paired, paired.wizard, "w1", "Do you play music?", checked=NONE_USED)
+        asked.append(post(paired, paired.apprentice, "a1", text))
+    started: list[str] = []
+
+    def count(sender=None, **_) -> None:
+        started.append(sender.name)
+
+    task_prerun.connect(count, weak=False)
+    try:
+        assert collect.tasks.messages_knowledge.run([m.pk for m in asked]) == 2
+    finally:
+        task_prerun.disconnect(count)
+    assert started == ["collect.tasks.knowledge_reranks"]
+    for paired, message in ((chatting, asked[0]), (other, asked[1])):
+        reranked = Room.objects.get(pk=paired.room.pk).knowledge_reranked[wow.WIZARD]
+        assert reranked["after_seq"] == message.seq and all("scores" in p for p in reranked["passages"])
