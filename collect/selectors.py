@@ -12,6 +12,8 @@ from django.utils import timezone
 from collect.models import Message, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.protocols.base import Protocol
+from collect.recent import ROOM_ID
+from groundwork.round_trips import Prepared, Read, run_together
 
 
 def room_snapshot(room_id: Any, *, room: Room | None = None, message_count: int | None = None) -> dict[str, Any]:
@@ -103,13 +105,23 @@ def knowledge_reranked_for(*, room_id: Any, role: str, after_seq: int) -> dict[s
 CONTEXT_TURNS = 4
 
 
+_CONTEXT_ROOM = Prepared(lambda: Read(Room.objects.filter(pk=ROOM_ID).values_list("topic", "campaign__knowledge_source__language")))
+_CONTEXT_TURNS = Prepared(lambda: Read(
+    Message.objects.filter(room_id=ROOM_ID).order_by("-seq").values_list("seq", "text")[:CONTEXT_TURNS]
+))
+
+
 def dialogue_context(*, room_id: Any, after_seq: int) -> dict[str, Any] | None:
     """What the panel for the turn after message `after_seq` is ranked against: {"topic": the chosen
     topic or "", "turns": the last few utterances, oldest first, "language": the knowledge source's};
     None once the chat has moved past that turn (a rerank behind a backlog), when ranking it would
-    be wasted."""
-    topic, language = Room.objects.values_list("topic", "campaign__knowledge_source__language").get(pk=room_id)  # not the room's panels
-    recent = list(Message.objects.filter(room_id=room_id).order_by("-seq").values_list("seq", "text")[:CONTEXT_TURNS])
+    be wasted. One round trip (groundwork/round_trips.py): the rerank worker asks it for every panel."""
+    room_rows, recent = run_together(_CONTEXT_ROOM(room=room_id), _CONTEXT_TURNS(room=room_id))  # not the room's panels
+    if not room_rows:
+        raise Room.DoesNotExist(f"No room {room_id}.")
+    topic, language = room_rows[0]
     if (recent[0][0] if recent else 0) != after_seq:
         return None
     return {"topic": topic or "", "turns": [text for _, text in reversed(recent)], "language": language or "en"}
+
+
