@@ -27,7 +27,7 @@ from django.utils import timezone
 from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import rooms
-from collect.services.knowledge_claims import claim_take_for_fallback
+from collect.services.knowledge_claims import BUSY, claim_take_for_fallback
 from groundwork.batching import Batcher
 from retrieval.rerank import rerank_timeout_s
 from retrieval.services import IndexNotBuilt
@@ -118,11 +118,18 @@ Publish = Callable[[dict[str, dict[str, Any]]], Awaitable[None]]
 _fallbacks: set[asyncio.Task] = set()  # kept referenced until done
 
 
+# Deadlines a chat process waits for a worker that is busy (it started a task lately) before it
+# retrieves the message itself all the same.
+BUSY_WORKER_WAITS = 4
+
+
 def fallback_schedule(*, message_id: int, publish: Publish) -> asyncio.Task | None:
     """Celery mode, on the chat process's event loop, after the message's retrieval was queued: if
     no worker has started it GROUNDWORK_KNOWLEDGE_DEADLINE_S later, retrieve it here and hand the
     knowledge frames (role -> frame) to `publish` (the consumer's broadcast_knowledge, which also
-    queues the rerank). Costs nothing until the deadline and one claim round trip then."""
+    queues the rerank). While a worker is busy (it started a task lately) the chat process waits
+    up to BUSY_WORKER_WAITS deadlines for it. Costs nothing until the deadline and one claim round
+    trip then (two when it retrieves)."""
     deadline = settings.KNOWLEDGE_DEADLINE_S
     if deadline <= 0:
         return None
@@ -149,8 +156,13 @@ def _retrieve(message_id: int) -> rooms.After:
 
 
 async def _fallback(message_id: int, deadline: float, publish: Publish) -> None:
-    await asyncio.sleep(deadline)
-    claimed = await claim_take_for_fallback(message_id)
+    waited = 0.0
+    for wait in range(1, BUSY_WORKER_WAITS + 1):
+        await asyncio.sleep(deadline)
+        waited += deadline
+        claimed = await claim_take_for_fallback(message_id, wait_for_busy_worker=wait < BUSY_WORKER_WAITS)
+        if claimed != BUSY:
+            break
     if claimed is False:
         return  # a worker started it (the normal case)
     # Threads of the pool, not the event loop: retrieval is slow, and not the serialised database
@@ -167,5 +179,5 @@ async def _fallback(message_id: int, deadline: float, publish: Publish) -> None:
     except Exception:
         log.exception("message %s: retrieval failed here too; the knowledge sweep will try again", message_id)
         return
-    log.warning("message %s: no worker started its retrieval within %.1f s; the chat process retrieved it", message_id, deadline)
+    log.warning("message %s: no worker started its retrieval within %.1f s; the chat process retrieved it", message_id, waited)
     await publish(after.knowledge)

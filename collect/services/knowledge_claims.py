@@ -23,8 +23,13 @@ log = logging.getLogger(__name__)
 CLAIM_TTL_S = 60
 # Connections a chat process's event loop uses for claims at most.
 ASYNC_CONNECTIONS = 20
+# A worker that started a retrieval task this recently is busy, not gone: a chat process past a
+# message's deadline waits for it a while longer instead of retrieving too (on a saturated machine,
+# retrieving in the chat processes as well only slows everything further).
+WORKER_SEEN_S = 5
 WORKER = "worker"
 FALLBACK = "fallback"
+BUSY = "busy"
 
 _sync_client: Any = None
 _sync_pid = 0
@@ -38,6 +43,10 @@ def claims_enabled() -> bool:
 def claim_key(message_id: int) -> str:
     # Per database: two sites (or two test runs) may share one Redis.
     return f"groundwork:knowledge-claim:{settings.DATABASES['default']['NAME']}:{message_id}"
+
+
+def worker_seen_key() -> str:
+    return f"groundwork:knowledge-worker-seen:{settings.DATABASES['default']['NAME']}"
 
 
 def _client_sync() -> Any:
@@ -75,6 +84,7 @@ def claims_take_for_worker(message_ids: list[int], *, task_id: str) -> list[int]
     owner = f"{WORKER}:{task_id}".encode()
     try:
         pipe = _client_sync().pipeline(transaction=False)
+        pipe.set(worker_seen_key(), owner, ex=WORKER_SEEN_S)
         for message_id in message_ids:
             pipe.set(claim_key(message_id), owner, nx=True, ex=CLAIM_TTL_S)
             pipe.get(claim_key(message_id))
@@ -82,16 +92,25 @@ def claims_take_for_worker(message_ids: list[int], *, task_id: str) -> list[int]
     except Exception as error:  # noqa: BLE001 - any Redis failure: retrieve without a claim
         log.warning("knowledge claims unavailable (%s); retrieving without them", error)
         return list(message_ids)
-    return [m for m, holder in zip(message_ids, replies[1::2]) if holder == owner]
+    return [m for m, holder in zip(message_ids, replies[2::2]) if holder == owner]
 
 
-async def claim_take_for_fallback(message_id: int) -> bool | None:
+async def claim_take_for_fallback(message_id: int, *, wait_for_busy_worker: bool = False) -> bool | str | None:
     """True: the chat process now holds the claim (no worker started the message); False: someone
-    else does; None: no claims here (no Redis, or Redis unreachable), decide by the database."""
+    else does; BUSY (with `wait_for_busy_worker`): nobody has it yet, but a worker started a task
+    within WORKER_SEEN_S, so the queue is slow rather than unserved; None: no claims here (no Redis,
+    or Redis unreachable), decide by the database."""
     if not claims_enabled():
         return None
     try:
-        taken = await _client_async().set(claim_key(message_id), f"{FALLBACK}:{os.getpid()}", nx=True, ex=CLAIM_TTL_S)
+        client = _client_async()
+        if wait_for_busy_worker:
+            held, seen = await client.pipeline(transaction=False).exists(claim_key(message_id)).exists(worker_seen_key()).execute()
+            if held:
+                return False
+            if seen:
+                return BUSY
+        taken = await client.set(claim_key(message_id), f"{FALLBACK}:{os.getpid()}", nx=True, ex=CLAIM_TTL_S)
     except Exception as error:  # noqa: BLE001 - any Redis failure: the database decides
         log.warning("message %s: knowledge claim unavailable (%s)", message_id, error)
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from channels.db import database_sync_to_async
 
 from collect.models import Message
 from collect.protocols import wow
-from collect.services import knowledge
+from collect.services import knowledge, rooms
 from collect.services.knowledge_claims import claim_holder
 from tests.collect.conftest import PairedRoom, make_room
 from tests.collect.nodes import node_env
@@ -136,3 +137,46 @@ async def test_a_worker_stopped_mid_dialogue(chatting: PairedRoom, celery_mode, 
         await asyncio.to_thread(worker.stop)
         await wizard.disconnect()
         await apprentice.disconnect()
+
+
+async def test_a_busy_worker_is_waited_for_a_while_and_then_not(chatting: PairedRoom, celery_mode, settings, caplog) -> None:
+    """On a saturated machine the worker lags but lives: the chat process waits for it (up to
+    BUSY_WORKER_WAITS deadlines) rather than retrieving as well; a worker gone quiet is not."""
+    from collect.services.knowledge_claims import claims_take_for_worker
+
+    caplog.set_level(logging.WARNING, logger="collect.services.knowledge")
+    settings.KNOWLEDGE_DEADLINE_S = 0.5
+
+    def posted(client_id: str) -> int:
+        frame = {"type": "message", "client_id": client_id, "text": "Blues and jazz", "checked": {"no_passages_used": True}}
+        role = chatting.wizard if client_id.startswith("w") else chatting.apprentice
+        return rooms.message_post(room_id=chatting.room.id, assignment=role.assignment, client_id=client_id,
+                                  text="Blues and jazz", frame=frame).message.pk
+
+    published: list[dict] = []
+
+    async def publish(frames: dict) -> None:
+        published.append(frames)
+
+    # A worker started a task just now (another message), then starts this one after two deadlines.
+    await database_sync_to_async(claims_take_for_worker)([10**9], task_id="busy")
+    first = await database_sync_to_async(posted)("w1")
+    waiting = knowledge.fallback_schedule(message_id=first, publish=publish)
+    await asyncio.sleep(1.2)
+    assert not waiting.done()  # past its deadline, still waiting for the busy worker
+    assert await database_sync_to_async(claims_take_for_worker)([first], task_id="late") == [first]
+    await asyncio.wait_for(waiting, timeout=10)
+    assert published == [] and await database_sync_to_async(claim_holder)(first) == "worker:late"
+
+    # The worker stays busy but never starts the next one: retrieved here after BUSY_WORKER_WAITS deadlines.
+    second = await database_sync_to_async(posted)("a1")
+    started = time.monotonic()
+    waiting = knowledge.fallback_schedule(message_id=second, publish=publish)
+    while not waiting.done():
+        await database_sync_to_async(claims_take_for_worker)([10**9 + 1], task_id="busy")  # busy with others
+        await asyncio.sleep(0.2)
+    assert time.monotonic() - started >= knowledge.BUSY_WORKER_WAITS * 0.5
+    assert len(published) == 1 and await database_sync_to_async(claim_holder)(second) == f"fallback:{os.getpid()}"
+    assert [r.getMessage() for r in caplog.records if FALLBACK_LOG in r.getMessage()] == [
+        f"message {second}: no worker started its retrieval within 2.0 s; the chat process retrieved it"
+    ]
