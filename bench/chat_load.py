@@ -370,7 +370,10 @@ def main() -> None:
            "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL") or os.environ["REDIS_URL"],
            "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery",
            # The scripted workers join by plain ?worker= links, as the simulate command does.
-           "GROUNDWORK_UNSIGNED_LINKS": "1"}
+           "GROUNDWORK_UNSIGNED_LINKS": "1",
+           # Lexical panels unless asked otherwise: with stored sentence vectors in var/indexes the
+           # default would rank with MiniLM, ~25-60 ms of a CPU per panel (docs/retrieval.md).
+           "GROUNDWORK_RANKER_FEATURES": os.environ.get("GROUNDWORK_RANKER_FEATURES", "lexical")}
     started: list[subprocess.Popen[bytes]] = []
     try:
         if args.target:
@@ -392,7 +395,8 @@ def main() -> None:
                 wait_port(port, node)
             targets, pids = [("127.0.0.1", p) for p in ports], [n.pid for n in nodes]
         print(f"chat_load: {args.rooms} rooms, a message every {args.pace:g} s per room "
-              f"(≈{args.rooms / args.pace:.0f}/s), {args.duration:g} s measured, servers {targets}")
+              f"(≈{args.rooms / args.pace:.0f}/s), {args.duration:g} s measured, servers {targets}, "
+              f"ranker features {env['GROUNDWORK_RANKER_FEATURES']}")
         chat = asyncio.run(groundwork_phase(args, targets, pids))
         chat_ms = report(f"Groundwork ({len(pids)} chat processes)", chat)
         if not args.no_relay:
