@@ -373,7 +373,8 @@ def main() -> None:
            "GROUNDWORK_UNSIGNED_LINKS": "1",
            # Lexical panels unless asked otherwise: with stored sentence vectors in var/indexes the
            # default would rank with MiniLM, ~25-60 ms of a CPU per panel (docs/retrieval.md).
-           "GROUNDWORK_RANKER_FEATURES": os.environ.get("GROUNDWORK_RANKER_FEATURES", "lexical")}
+           "GROUNDWORK_RANKER_FEATURES": os.environ.get("GROUNDWORK_RANKER_FEATURES", "")
+           or ("auto" if os.environ.get("GROUNDWORK_RANKER") or os.environ.get("GROUNDWORK_RERANKER_CHECKPOINT") else "lexical")}
     started: list[subprocess.Popen[bytes]] = []
     try:
         if args.target:
