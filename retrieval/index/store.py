@@ -10,16 +10,19 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
 from retrieval.index.term_major import ARRAYS, TermMajorIndex
 
 VERSION = 1
+T = TypeVar("T")
 BUILDS = ".builds"
 
-_cache: dict[Path, tuple[tuple[str, int], TermMajorIndex]] = {}
+_cache: dict[Path, tuple[tuple[str, int], Any]] = {}  # link -> (its build and meta.json's mtime, what was loaded)
 _cache_lock = threading.Lock()
 
 
@@ -66,7 +69,19 @@ def _stamp(build_name: str) -> int:
 
 def index_load(*, index_dir: Path, slug: str) -> TermMajorIndex:
     """The current build for `slug`, memory-mapped and cached; FileNotFoundError if there is none."""
-    link = index_dir / slug
+
+    def load(build: Path, meta: dict[str, Any]) -> TermMajorIndex:
+        if meta.get("version") != VERSION:
+            raise FileNotFoundError(f"{build} was built by index version {meta.get('version')}; rebuild it")
+        return TermMajorIndex(meta=meta, **{name: np.load(build / f"{name}.npy", mmap_mode="r") for name in ARRAYS})
+
+    return published_load(index_dir / slug, load)
+
+
+def published_load(link: Path, load: Callable[[Path, dict[str, Any]], T]) -> T:
+    """What `load(build, meta)` makes of the build that `link` points at, made once per process and
+    again when the link points elsewhere or its meta.json changes; FileNotFoundError (or
+    NotADirectoryError) when there is no published build."""
     with _cache_lock:
         build = link.resolve(strict=True)
         meta_file = build / "meta.json"
@@ -74,11 +89,6 @@ def index_load(*, index_dir: Path, slug: str) -> TermMajorIndex:
         cached = _cache.get(link)
         if cached is not None and cached[0] == fingerprint:
             return cached[1]
-        meta = json.loads(meta_file.read_text())
-        if meta.get("version") != VERSION:
-            raise FileNotFoundError(f"{build} was built by index version {meta.get('version')}; rebuild it")
-        index = TermMajorIndex(
-            meta=meta, **{name: np.load(build / f"{name}.npy", mmap_mode="r") for name in ARRAYS}
-        )
-        _cache[link] = (fingerprint, index)
-        return index
+        loaded = load(build, json.loads(meta_file.read_text()))
+        _cache[link] = (fingerprint, loaded)
+        return loaded

@@ -14,12 +14,9 @@ encoded again, so the build that follows every index build costs little when not
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import json
 import logging
 import os
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,7 +27,8 @@ import numpy as np
 from django.conf import settings
 
 from groundwork.env import env_str
-from retrieval.index.store import build_dir_create, build_publish
+from groundwork.file_lock import file_lock_exclusive
+from retrieval.index.store import build_dir_create, build_publish, published_load
 from retrieval.models import Sentence
 from retrieval.rankers import ENCODER, Candidate, encoded_text
 
@@ -95,31 +93,19 @@ class SentenceVectors:
         return self.keys[positions] == keys, positions
 
 
-_cache: dict[Path, tuple[tuple[str, int], SentenceVectors]] = {}
-_cache_lock = threading.Lock()
-
-
 def vectors_load(*, index_dir: Path, slug: str) -> SentenceVectors | None:
     """The published vectors of `slug`, memory-mapped once per process; None when there are none."""
-    link = index_dir / f"{slug}{SUFFIX}"
-    with _cache_lock:
-        try:
-            build = link.resolve(strict=True)
-            meta_file = build / "meta.json"
-            fingerprint = (str(build), meta_file.stat().st_mtime_ns)
-        except (FileNotFoundError, NotADirectoryError):
-            _cache.pop(link, None)
-            return None
-        cached = _cache.get(link)
-        if cached is not None and cached[0] == fingerprint:
-            return cached[1]
-        meta = json.loads(meta_file.read_text())
-        vectors = SentenceVectors(
+
+    def load(build: Path, meta: dict[str, object]) -> SentenceVectors:
+        return SentenceVectors(
             slug=slug, keys=np.load(build / "keys.npy", mmap_mode="r"),
             vectors=np.load(build / "vectors.npy", mmap_mode="r"), meta=meta,
         )
-        _cache[link] = (fingerprint, vectors)
-        return vectors
+
+    try:
+        return published_load(index_dir / f"{slug}{SUFFIX}", load)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def vectors_all(index_dir: Path | None = None) -> list[SentenceVectors]:
@@ -156,7 +142,8 @@ def vectors_build(
     index_dir = settings.INDEX_DIR
     work = index_dir / WORK / source.slug
     work.mkdir(parents=True, exist_ok=True)
-    with _exclusive(work / "lock", source.slug):
+    busy = VectorsBusy(f"the sentence vectors of {source.slug!r} are being built by another process")
+    with file_lock_exclusive(work / "lock", busy=busy):
         if embedder is None:
             from retrieval.rankers.embedder import Embedder
 
@@ -264,22 +251,3 @@ def _chunks_merge(work: Path, dimension: int) -> tuple[np.ndarray, np.ndarray]:
     # Sentences with the same text (and title) share one row.
     unique, first = np.unique(all_keys, return_index=True)
     return unique, np.concatenate(rows)[first]
-
-
-class _exclusive:
-    """An exclusive lock on a file, refused at once when another process holds it."""
-
-    def __init__(self, path: Path, slug: str) -> None:
-        self.path, self.slug = path, slug
-
-    def __enter__(self) -> None:
-        self.handle = self.path.open("a")
-        try:
-            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as error:
-            self.handle.close()
-            raise VectorsBusy(f"the sentence vectors of {self.slug!r} are being built by another process") from error
-
-    def __exit__(self, *exc: object) -> None:
-        fcntl.flock(self.handle, fcntl.LOCK_UN)
-        self.handle.close()

@@ -13,18 +13,19 @@ the model shipped in retrieval/rankers/default_models."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+
+from groundwork.file_lock import file_lock_exclusive
 
 MANIFEST = "manifest.json"
 EVENTS = "events.jsonl"
@@ -99,21 +100,9 @@ def staging_leftovers_remove() -> list[str]:
     return removed
 
 
-@contextmanager
-def retrain_lock() -> Iterator[None]:
-    """One retraining (or rollback) at a time among the processes of this machine (flock; the
-    kernel drops the lock of a process that dies)."""
-    path = registry_dir() / "retrain.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as error:
-            raise RetrainBusy("another retraining is running") from error
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+def retrain_lock() -> AbstractContextManager[None]:
+    """One retraining (or rollback) at a time among the processes of this machine."""
+    return file_lock_exclusive(registry_dir() / "retrain.lock", busy=RetrainBusy("another retraining is running"))
 
 
 def event_record(*, outcome: str, reason: str, **extra: Any) -> dict[str, Any]:
