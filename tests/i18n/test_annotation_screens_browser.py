@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate.models import Job, JobKind
+from annotate.models import Assignment, AssignmentStatus, Job, JobKind
 from tests.annotate.conftest import chromium, make_job  # noqa: F401  (fixture)
 from tests.annotate.test_screens_browser import open_job
 from tests.browser.test_chinese_worker_pages import DATA, assert_chinese
@@ -39,6 +39,20 @@ def test_a_chinese_relevance_job_has_no_english_left(chromium) -> None:  # noqa:
     page.get_by_test_id("submit").click()
     expect(page).to_have_url(re.compile(r"/annotate/rel-zh/done/$"))
     expect(page.get_by_test_id("done").locator("h1")).to_have_text("全部完成，谢谢！")
+    assert_chinese(page, selectors=ITEM_DATA)
+    assert page.script_errors == []  # type: ignore[attr-defined]
+
+
+def test_an_answer_the_server_refuses_is_explained_in_the_jobs_language(chromium) -> None:  # noqa: F811
+    """The API's detail is English (it names the item); the page shows the catalog's text for its code."""
+    job = make_job(JobKind.RELEVANCE, slug="rel-zh-twice", items=1, overlap=1, instructions="选出助手可以使用的每一个句子。")
+    Job.objects.filter(pk=job.pk).update(language="zh-hans", name="中文标注任务")
+    page = open_job(chromium, job.slug, "alice", {"width": 1400, "height": 900})
+    expect(page.get_by_test_id("candidate")).to_have_count(5)
+    Assignment.objects.filter(item__job=job).update(status=AssignmentStatus.SUBMITTED)  # answered in another tab
+    page.get_by_test_id("none").check()
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("answer-error")).to_have_text("你已经回答过这一项。请刷新页面，进入下一项。")
     assert_chinese(page, selectors=ITEM_DATA)
     assert page.script_errors == []  # type: ignore[attr-defined]
 
