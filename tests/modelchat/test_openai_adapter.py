@@ -19,6 +19,7 @@ from collect.modelchat.openai_adapter import request_build
 from collect.modelchat.turns import model_turn_take
 from collect.models import Message
 from collect.services import rooms
+from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 from tests.modelchat.conftest import seat
 from tests.modelchat.openai_server import Answer, OpenAIServer, completion, json_answer, openai_server
 
@@ -115,6 +116,29 @@ def test_the_opening_turn_and_the_plain_prompt_and_a_template_of_its_own(server:
     ]
     model_respond(model=openai_model(server, name="plain"), context={"history": ["Hi", "Hello!", "How are you?"], "topic": "Jazz", "knowledge": []})
     assert [m["role"] for m in server.requests[-1].body["messages"]] == ["user", "assistant", "user"]
+
+
+def test_the_prompts_ask_for_the_campaigns_language(server: OpenAIServer) -> None:
+    model = openai_model(server)
+    model_respond(model=model, context=WOW)
+    assert "Answer their last message in English," in server.requests[-1].body["messages"][0]["content"]
+    model_respond(model=model, context={**WOW, "language": "zh-hans"})
+    assert "Answer their last message in Simplified Chinese," in server.requests[-1].body["messages"][0]["content"]
+    model_respond(model=model, context={**DUCONV, "history": [], "language": "zh-hans"})
+    system, opening = server.requests[-1].body["messages"]
+    assert "one or two short sentences at a time in Simplified Chinese" in system["content"]
+    assert opening == {"role": "user", "content": "Please start the conversation in Simplified Chinese."}
+    own = openai_model(server, name="own", prompts={"plain": "Reply in {language} about {topic}."})
+    model_respond(model=own, context={"history": ["你好"], "topic": "爵士乐", "knowledge": [], "language": "zh-hans"})
+    assert server.requests[-1].body["messages"][0] == {"role": "system", "content": "Reply in Simplified Chinese about 爵士乐."}
+
+
+@pytest.mark.usefixtures("compiled_catalogs")
+def test_the_apology_is_in_the_campaigns_language(server: OpenAIServer) -> None:
+    server.reply[0] = lambda request: json_answer(500, {"error": {"message": "CUDA out of memory"}})
+    result = model_respond(model=openai_model(server), context={**DUCONV, "language": "zh-hans"})
+    assert result.text == "抱歉，我刚才走神了。你能再说一遍，或者多跟我说一点吗？" and "HTTP 500" in result.error
+    assert model_respond(model=openai_model(server, name="en"), context=DUCONV).text == APOLOGY
 
 
 def test_a_reply_cut_at_max_tokens_keeps_its_whole_sentences(server: OpenAIServer) -> None:
