@@ -125,3 +125,22 @@ def test_a_chinese_duconv_scoring_job_is_chinese_from_end_to_end(chromium, tmp_p
     expect(page).to_have_url(re.compile(r"/annotate/duconv-eval-zh/done/$"))
     assert_chinese(page, selectors=".brand, [data-testid=completion-code]")
     assert page.script_errors == []  # type: ignore[attr-defined]
+
+
+def test_numbers_are_written_as_the_templates_write_them_in_arabic(chromium) -> None:  # noqa: F811
+    """The modules' counts (static/js/i18n.js) as Django writes the pages' whole numbers: Latin digits
+    (not the Arabic-Indic ones Intl chooses for ar-EG or fa) and no thousands separator."""
+    job = make_job(JobKind.RELEVANCE, slug="rel-ar", items=1, overlap=1)
+    Job.objects.filter(pk=job.pk).update(language="ar")  # a stub: set outside the admin
+    page = open_job(chromium, job.slug, "alice", {"width": 1400, "height": 900})
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.get_by_test_id("progress")).to_have_attribute("data-answered", "0")
+    progress = page.get_by_test_id("progress").inner_text()
+    assert re.search(r"\b0\b", progress) and not re.search("[\u0660-\u0669\u06f0-\u06f9]", progress), progress
+    # The page's own instance of the module (same URL), in the page's language.
+    written = page.evaluate("""async () => {
+      const screen = document.querySelector('script[type=module]').src;
+      const { formatNumber, language } = await import(new URL('i18n.js', screen).href);
+      return [language, formatNumber(1234567)];
+    }""")
+    assert written == ["ar", "1234567"]
