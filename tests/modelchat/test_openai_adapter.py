@@ -225,6 +225,27 @@ def test_in_a_room_a_refusal_is_an_apology_turn_and_the_chat_goes_on(mc_campaign
     assert "about Guitar" in system and "[1] Guitar:" in system
 
 
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("compiled_catalogs")
+def test_in_a_chinese_campaign_the_model_is_asked_for_chinese_and_its_apology_is_stored_in_chinese(
+    mc_campaign, server: OpenAIServer
+) -> None:
+    mc_campaign.language = "zh-hans"
+    mc_campaign.save(update_fields=["language"])
+    server.reply[0] = lambda request: completion(None, refusal="No.")
+    openai_model(server, name="refusing-model")
+    evaluator = seat(mc_campaign, model="refusing-model")
+    rooms.room_act(room_id=evaluator.room.id, assignment=evaluator.assignment, name="choose_topic", frame={"topic": "Guitar"})
+    rooms.message_post(room_id=evaluator.room.id, assignment=evaluator.assignment, client_id="h1", text="你好！", frame={})
+
+    event = model_turn_take(room_id=evaluator.room.id, after_seq=1)
+
+    apology = "抱歉，我刚才走神了。你能再说一遍，或者多跟我说一点吗？"
+    assert event is not None and event["message"]["text"] == apology
+    assert Message.objects.get(room=evaluator.room, seq=2).text == apology
+    assert "Answer their last message in Simplified Chinese," in server.requests[0].body["messages"][0]["content"]
+
+
 def test_an_openai_model_saved_from_the_admin_is_checked_like_a_registration() -> None:
     from django.core.exceptions import ValidationError
 
