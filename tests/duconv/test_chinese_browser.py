@@ -59,7 +59,7 @@ def triple(agent: Page, prop: str, entity: str = A) -> Any:
     return agent.locator(f'[data-testid="entity-group"][data-entity="{entity}"] [data-testid="triple"]', has_text=prop).first
 
 
-def open_pair_in_chinese(browser: Browser, base_url: str, campaign: Campaign) -> tuple[Page, Page]:
+def open_pair_in_chinese(browser: Browser, base_url: str, campaign: Campaign) -> tuple[Page, Page]:  # noqa: F811
     """Two workers joined and paired, with the screens before the room checked: a refused join link,
     and the first worker's waiting page. (The agent's page, the user's page.)"""
     refused = open_worker(browser, base_url, campaign, "")

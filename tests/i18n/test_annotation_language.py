@@ -22,7 +22,7 @@ def job(tmp_path: Path) -> Job:
     return Job.objects.get(slug="acute")
 
 
-def test_a_chinese_job_serves_its_pairwise_question_in_chinese(api: dict[str, Api], job: Job) -> None:
+def test_a_chinese_job_serves_its_pairwise_question_in_chinese(api: dict[str, Api], job: Job) -> None:  # noqa: F811
     english = api["alice"].next(job).json()["item"]
     assert english["question"] == "Which speaker sounds more human?"
     assert english["conversations"][0]["option"] == "Speaker 1 sounds more human"
