@@ -22,7 +22,9 @@ from annotate.selectors.entries import outcomes_csv
 from annotate.selectors.progress import job_progress, worker_progress
 from annotate.selectors.report import annotation_report
 from annotate.services import AnnotationError
+from annotate.services.answers import MAX_REASON_CHARS as MAX_REPORT_REASON_CHARS
 from annotate.services.entries import job_entry_admit, job_entry_return
+from annotate.services.pairs import MAX_REASON_CHARS as MAX_PAIR_REASON_CHARS
 from collect.entry_views import SESSION_WORKER, door_enter, error_page, outcome_render
 from collect.lifecycle.identity import Door, Identity
 from collect.lifecycle.links import JOB_LINKS
@@ -117,6 +119,8 @@ def work(request: HttpRequest, slug: str) -> HttpResponse:
             "answer_url": reverse("annotate-api:answer", args=[0]),
             "act_keys": [(guide, ACT_KEYS[guide.act], guide.act.split("_")[0]) for guide in act_guide_translated()],
             "rubric": duconv_rubric(),
+            "pair_reason_max_chars": MAX_PAIR_REASON_CHARS,
+            "report_reason_max_chars": MAX_REPORT_REASON_CHARS,
         },
     )
     return _framed(request, job, response)

@@ -33,6 +33,7 @@ from annotate.services.pairs import MAX_REASON_CHARS as MAX_PAIR_REASON_CHARS
 from collect.lifecycle.identity import Door, EntryRefused, identity_parse
 from collect.lifecycle.links import JOB_LINKS
 from collect.models import Worker
+from groundwork.languages import language_choose
 
 ENDED_STATUS = {"screened_out": "disqualified"}
 ERROR = inline_serializer("Error", {"code": serializers.CharField(), "detail": serializers.CharField()})
@@ -182,18 +183,19 @@ class NextItemApi(AnnotationApi):
         out = {
             "status": result.status,
             "finish_url": reverse("annotate:finish", args=[slug]) if entry.outcome and not assignment else None,
-            "item": _item_in(job, assignment),
+            "item": _item_in(job, assignment, request),
             "expires_at": assignment.expires_at if assignment else None,
             "progress": {**worker_progress(job=job, worker=worker), "job": job_progress_brief(job=job)},
         }
         return Response(self.OutputSerializer(out).data)
 
 
-def _item_in(job: Job, assignment: Any) -> dict[str, Any] | None:
-    """The item as the annotator sees it, its wording (a pairwise question) in the job's language."""
+def _item_in(job: Job, assignment: Any, request: Request) -> dict[str, Any] | None:
+    """The item as the annotator sees it, its wording (a pairwise question) in the language of the
+    job's pages: the job's, or the browser's where the job allows it."""
     if not assignment:
         return None
-    with translation.override(job.language):
+    with translation.override(language_choose(target=job, request=request)):
         return item_for_annotator(assignment.item, job.kind, question=job.question)
 
 

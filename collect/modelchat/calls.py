@@ -1,7 +1,7 @@
 """Calling a registered model: a Python class by dotted path, an HTTP endpoint, an
 OpenAI-compatible endpoint (openai_adapter.py) or a local checkpoint (checkpoints.py), with a
 timeout per attempt, retries and a per-process concurrency limit. Whatever goes wrong, the caller
-gets a CallResult with the apology text and the error; the failure is logged. Blocking: call it
+gets a CallResult with the apology text (in the context's language) and the error; the failure is logged. Blocking: call it
 off the event loop (a thread, or the Celery `models` queue)."""
 
 from __future__ import annotations
@@ -19,14 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.utils import translation
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext_noop
 
 from collect.modelchat.models import EvalModel, EvalModelKind
 from groundwork import metrics
 
 log = logging.getLogger(__name__)
 
-APOLOGY = "Sorry, I lost my train of thought there. Could you say that again, or tell me more?"
+APOLOGY = gettext_noop("Sorry, I lost my train of thought there. Could you say that again, or tell me more?")
 # An endpoint's response body beyond this is refused unread: a reply is one chat message.
 MAX_RESPONSE_BYTES = 64 * 1024
 
@@ -59,14 +61,14 @@ class CallResult:
     knowledge_used: str | list[Any] | None  # a sentence (WoW), or triples / their ids (DuConv)
     latency_ms: int
     attempts: int
-    error: str = ""  # "" when the model answered; else the text is APOLOGY
+    error: str = ""  # "" when the model answered; else the text is APOLOGY, translated
 
 
 def model_respond(*, model: EvalModel, context: dict[str, Any]) -> CallResult:
     started = time.perf_counter()
     limit = _limit(model)
     if not limit.acquire(timeout=model.timeout_seconds):
-        return _failed(model, started, 0, ModelFailure(f"busy: {model.max_concurrency} calls already running"))
+        return _failed(model, context, started, 0, ModelFailure(f"busy: {model.max_concurrency} calls already running"))
     try:
         error = ModelFailure("no attempt")
         for attempt in range(1, model.retries + 2):
@@ -78,16 +80,18 @@ def model_respond(*, model: EvalModel, context: dict[str, Any]) -> CallResult:
                 continue
             metrics.MODEL_CALL_SECONDS.labels(model.name).observe(time.perf_counter() - started)
             return CallResult(text, used, _elapsed_ms(started), attempt)
-        return _failed(model, started, model.retries + 1, error)
+        return _failed(model, context, started, model.retries + 1, error)
     finally:
         limit.release()
 
 
-def _failed(model: EvalModel, started: float, attempts: int, error: ModelFailure) -> CallResult:
+def _failed(model: EvalModel, context: dict[str, Any], started: float, attempts: int, error: ModelFailure) -> CallResult:
     log.error("model %s gave no reply after %d attempt(s): %s; the partner apologises", model.name, attempts, error)
     metrics.MODEL_CALL_SECONDS.labels(model.name).observe(time.perf_counter() - started)
     metrics.MODEL_CALL_FAILURES.labels(model.name).inc()
-    return CallResult(APOLOGY, None, _elapsed_ms(started), attempts, str(error)[:300])
+    with translation.override(context.get("language") or "en"):
+        apology = translation.gettext(APOLOGY)  # stored as the partner's message: the worker's language
+    return CallResult(apology, None, _elapsed_ms(started), attempts, str(error)[:300])
 
 
 def _elapsed_ms(started: float) -> int:

@@ -80,7 +80,8 @@ def duconv_context(*, session: DuConvSession, after_seq: int) -> dict[str, Any]:
     history = list(
         Message.objects.filter(room_id=session.room_id, seq__lte=after_seq).order_by("seq").values_list("text", flat=True)
     )
-    return {"history": history, "topic": session.goal[0][1], "knowledge": session.knowledge, "goal": session.goal}
+    language = Campaign.objects.filter(rooms__pk=session.room_id).values_list("language", flat=True).first() or "en"
+    return {"history": history, "topic": session.goal[0][1], "knowledge": session.knowledge, "goal": session.goal, "language": language}
 
 
 def triples_named(claimed: Any, knowledge: list[list[str]], *, room_id: Any = None) -> list[int] | None:

@@ -17,13 +17,13 @@ from collect.modelchat import prompts
 DEFAULT_PROMPTS = {
     "wow": (
         "You are a friendly person chatting about {topic}. Facts you know:\n{knowledge}\n"
-        "Answer the last message in one or two short sentences, using one of the facts."
+        "Answer the last message in {language}, in one or two short sentences, using one of the facts."
     ),
     "duconv": (
         "You are a friendly person chatting. Your goal: {goal}. Facts you know:\n{knowledge}\n"
-        "Answer in one or two short sentences, using the facts to move towards your goal."
+        "Answer in {language}, in one or two short sentences, using the facts to move towards your goal."
     ),
-    "plain": "You are a friendly person chatting about {topic}. Answer in one or two short sentences.",
+    "plain": "You are a friendly person chatting about {topic}. Answer in {language}, in one or two short sentences.",
     "opening": "Hello!",
 }
 WORD = re.compile(r"\w+", re.UNICODE)

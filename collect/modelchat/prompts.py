@@ -6,7 +6,9 @@ numbered; the model ends its reply with the number of the one sentence it used),
 and the numbered triples; the model ends with the numbers of the triples it used) and `plain` (no
 knowledge: the history alone, no system prompt by default). `opening` is the user turn sent when the
 model speaks first (the DuConv variant). Each is a template with {named} fields, replaceable per
-model in options["prompts"]."""
+model in options["prompts"]; every template may use {language}, the campaign's language by its
+English name (context["language"], a code: "Simplified Chinese" for zh-hans), which the default
+prompts tell the model to answer in."""
 
 from __future__ import annotations
 
@@ -14,23 +16,28 @@ import re
 import string
 from typing import Any
 
+from django.utils.translation import get_language_info
+
 DEFAULT_PROMPTS = {
     "wow": (
-        "You are chatting with a person about {topic}. Answer their last message in one or two short, "
-        "friendly sentences, using one fact from the knowledge below.\n"
+        "You are chatting with a person about {topic}. Answer their last message in {language}, in one or "
+        "two short, friendly sentences, using one fact from the knowledge below.\n"
         "Knowledge:\n{knowledge}\n"
         "End your reply with the number of the fact you used in brackets, e.g. [2], or [0] if you used none."
     ),
     "duconv": (
         "You lead a conversation with a person. Your goal: {goal}. Move the conversation towards it step "
-        "by step, one or two short sentences at a time, using the facts below.\n"
+        "by step, one or two short sentences at a time in {language}, using the facts below.\n"
         "Facts:\n{knowledge}\n"
         "End your reply with the numbers of the facts you used in brackets, e.g. [1][3]."
     ),
     "plain": "",
-    "opening": "Please start the conversation.",
+    "opening": "Please start the conversation in {language}.",
 }
-PROMPT_FIELDS = {"wow": {"topic", "knowledge"}, "duconv": {"goal", "knowledge", "topic"}, "plain": {"topic"}, "opening": set()}
+PROMPT_FIELDS = {
+    "wow": {"topic", "knowledge", "language"}, "duconv": {"goal", "knowledge", "topic", "language"},
+    "plain": {"topic", "language"}, "opening": {"language"},
+}
 CITATION = re.compile(r"\s*\[(\d{1,3})\]")
 
 
@@ -57,6 +64,14 @@ def _render(options: dict[str, Any], defaults: dict[str, str], name: str, **fiel
     return template.format(**{k: v for k, v in fields.items() if k in PROMPT_FIELDS[name]})
 
 
+def language_name(code: str) -> str:
+    """A language code's English name ("zh-hans": "Simplified Chinese"), or the code if Django has none."""
+    try:
+        return get_language_info(code)["name"]
+    except KeyError:
+        return code
+
+
 def _goal_text(goal: list[list[str]]) -> str:
     """DuConv's goal, START a b + relations, in words."""
     first, *relations = goal
@@ -73,13 +88,15 @@ def messages_build(
     (knowledge sentences, or triple ids in a DuConv context). `defaults` and `numbered=False`: a
     local checkpoint's templates, its facts listed without numbers (local_prompts.py)."""
     given: list[Any] = []
+    language = language_name(context.get("language") or "en")
     if "goal" in context:
         triples = (context.get("knowledge") or [])[:knowledge_limit]
         given = list(range(len(triples)))
         lines = "\n".join(
             f"[{i + 1}] {' | '.join(map(str, t))}" if numbered else f"- {' '.join(map(str, t))}" for i, t in enumerate(triples)
         )
-        system = _render(options, defaults, "duconv", goal=_goal_text(context["goal"]), knowledge=lines, topic=context.get("topic") or "")
+        system = _render(options, defaults, "duconv", goal=_goal_text(context["goal"]), knowledge=lines, topic=context.get("topic") or "",
+                         language=language)
     elif context.get("knowledge") and knowledge_limit:
         lines = []
         for passage in context["knowledge"]:
@@ -87,16 +104,16 @@ def messages_build(
                 if len(given) < knowledge_limit:
                     given.append(sentence)
                     lines.append(f"[{len(given)}] {passage['title']}: {sentence}" if numbered else f"- {sentence}")
-        system = _render(options, defaults, "wow", topic=context.get("topic") or "", knowledge="\n".join(lines))
+        system = _render(options, defaults, "wow", topic=context.get("topic") or "", knowledge="\n".join(lines), language=language)
     else:
-        system = _render(options, defaults, "plain", topic=context.get("topic") or "")
+        system = _render(options, defaults, "plain", topic=context.get("topic") or "", language=language)
     messages = [{"role": "system", "content": system}] if system.strip() else []
     history = context.get("history") or []
     # The last utterance is always the evaluator's: roles alternate back from it.
     for index, text in enumerate(history):
         messages.append({"role": "user" if (len(history) - 1 - index) % 2 == 0 else "assistant", "content": text})
     if not history:
-        messages.append({"role": "user", "content": _render(options, defaults, "opening")})
+        messages.append({"role": "user", "content": _render(options, defaults, "opening", language=language)})
     return messages, given
 
 

@@ -44,6 +44,7 @@ def model_context(*, message: Message) -> tuple[dict[str, Any], list[dict[str, A
         "history": history,
         "topic": room.topic,
         "knowledge": [{"title": p["title"], "sentences": p["sentences"]} for p in knowledge],
+        "language": room.campaign.language,
     }
     return context, knowledge
 

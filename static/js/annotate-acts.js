@@ -3,9 +3,9 @@
 // "Report dialog" sends the dialogue back with a reason instead of labels. Submitting with messages
 // that have no act warns first and shows the first of them; submitting again sends them without acts.
 
-import { h, setNotice } from "./dom.js";
+import { charCount, h, limitChars, setNotice } from "./dom.js";
 import { annotationScreen, showDone, showError, showProgress, typing } from "./annotate-common.js";
-import { format, gettext } from "./i18n.js";
+import { format, formatNumber, gettext } from "./i18n.js";
 
 const SENDERS = { user: gettext("User"), assistant: gettext("Assistant") };
 const senderName = (sender) => SENDERS[sender] || sender;
@@ -20,6 +20,7 @@ const progress = document.getElementById("progress");
 const submit = document.getElementById("submit");
 const reportForm = document.getElementById("report-form");
 const reportReason = document.getElementById("report-reason");
+const MAX_REPORT = limitChars(reportReason, Number(reportReason.dataset.maxChars));
 
 const keys = new Map(); // key -> act
 const actLabels = new Map(); // act -> its label in the palette ("request aspect", in the job's language)
@@ -166,6 +167,9 @@ reportForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const reason = reportReason.value.trim();
   if (!reason) return showError(reportError, gettext("Say briefly what is wrong with this dialogue."));
+  if (charCount(reason) > MAX_REPORT) {
+    return showError(reportError, format(gettext("Your reason is too long (at most %(max)s characters)."), { max: formatNumber(MAX_REPORT) }));
+  }
   reportReason.value = "";
   send({ report_reason: reason });
 });

@@ -1,14 +1,15 @@
 // Pairwise judgments (ACUTE-Eval): two whole conversations side by side, the judged speaker of each
 // highlighted; pick one (click, or the keys 1 / 2) and say briefly why, then submit.
 
-import { h, setNotice } from "./dom.js";
+import { charCount, h, limitChars, setNotice } from "./dom.js";
 import { annotationScreen, showDone, showError, showProgress, typing } from "./annotate-common.js";
-import { gettext } from "./i18n.js";
+import { format, formatNumber, gettext } from "./i18n.js";
 
 const MIN_REASON = 3;
 const { root, client, screens } = annotationScreen();
 const form = document.getElementById("pair-form");
 const reason = document.getElementById("reason");
+const MAX_REASON = limitChars(reason, Number(reason.dataset.maxChars));
 const error = document.getElementById("error");
 const progress = document.getElementById("progress");
 const submit = document.getElementById("submit");
@@ -68,9 +69,13 @@ async function send() {
   const text = reason.value.trim();
   if (!choice) return showError(error, gettext("Choose one of the two speakers."));
   // Characters as the server counts them (code points): two emoji are two, not four UTF-16 units.
-  if (Array.from(text).length < MIN_REASON) {
+  if (charCount(text) < MIN_REASON) {
     reason.focus();
     return showError(error, gettext("Say briefly why you chose that speaker."));
+  }
+  if (charCount(text) > MAX_REASON) {
+    reason.focus();
+    return showError(error, format(gettext("Your reason is too long (at most %(max)s characters)."), { max: formatNumber(MAX_REASON) }));
   }
   busy = true;
   submit.disabled = true;

@@ -40,7 +40,7 @@
 
 import { Confirmation } from "./confirm.js";
 import { GroundworkSocket } from "./socket.js";
-import { formatElapsed, h, randomId, setNotice } from "./dom.js";
+import { charCount, formatElapsed, h, limitChars, randomId, setNotice } from "./dom.js";
 import { errorText } from "./errors.js";
 import { format, formatNumber, gettext, ngettext } from "./i18n.js";
 
@@ -64,12 +64,6 @@ const PARTNER_BACK_NOTICE_MS = 5000;
 const TURN_WARN_SECONDS = 60;
 
 const $ = (id) => document.getElementById(id);
-
-// Characters as the server counts them (Python's len(): code points), so "😀" or "𠀀" is one
-// character, not the two UTF-16 units of String.length; a combining accent is one of its own.
-export function charCount(text) {
-  return Array.from(text).length;
-}
 
 // An Enter that confirms an input method's candidate (Chinese, Japanese, Korean…) is part of the
 // composition, not a send: isComposing on the event, keyCode 229 where a browser (Safari) sends the
@@ -537,8 +531,7 @@ export class ChatRoom {
       event.preventDefault();
       this._sendMessage();
     });
-    // maxlength counts UTF-16 units: it only caps pasting far past the limit, the count above decides.
-    els.input.maxLength = 2 * this.config.maxChars;
+    limitChars(els.input, this.config.maxChars); // the count above decides
     els.input.addEventListener("compositionstart", () => {
       this.composing = true;
     });

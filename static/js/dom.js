@@ -45,3 +45,16 @@ export function formatElapsed(totalSeconds) {
   const s = Math.max(0, Math.floor(totalSeconds));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
+
+// Characters as the server counts them (Python's len(): code points), so "😀" or "𠀀" is one
+// character, not the two UTF-16 units of String.length; a combining accent is one of its own.
+export function charCount(text) {
+  return Array.from(text).length;
+}
+
+/** A text field whose limit is `maxChars` characters as the server counts them: its maxlength counts
+ *  UTF-16 units, so it only caps pasting far past the limit; the caller checks charCount. */
+export function limitChars(field, maxChars) {
+  field.maxLength = 2 * maxChars;
+  return maxChars;
+}

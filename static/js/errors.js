@@ -1,6 +1,8 @@
-// What the page says for an error frame ({type: "error", code, message}, docs/websocket-protocol.md).
-// The server's message is English and may name specifics; in another language the page shows its
-// catalog's text for the code, and the server's message only where the catalog has none.
+// What the page says for an error frame ({type: "error", code, message}, docs/websocket-protocol.md)
+// and for an annotation API error ({code, detail}, annotate/api/views.py; AnnotationClient passes its
+// detail as the message). The server's message is English and may name specifics; in another
+// language the page shows its catalog's text for the code, and the server's message only where the
+// catalog has none.
 
 import { gettext, gettext_noop } from "./i18n.js";
 
@@ -29,6 +31,23 @@ const BY_CODE = {
   bad_fact: gettext_noop("You can only use facts from the fact bank shown for this turn."),
   label_required: gettext_noop("Mark your partner's last message first: tick its problems, or “None”."),
   bad_label: gettext_noop("Those problem labels cannot be used here."),
+  // The annotation API's codes.
+  invalid: gettext_noop("The page sent something the server could not accept. Reload the page and try again."),
+  blocked: gettext_noop("You cannot take part in this job. Contact the researcher if you think this is a mistake."),
+  not_entered: gettext_noop("Open this job through the link you were given first."),
+  no_job: gettext_noop("There is no such annotation job. Check the link you were given."),
+  no_item: gettext_noop("This item no longer exists. Reload the page for the next one."),
+  not_assigned: gettext_noop("This item is no longer reserved for you. Reload the page for the next one."),
+  already_answered: gettext_noop("You have already answered this item. Reload the page for the next one."),
+  reservation_expired: gettext_noop("Your time for this item ran out and it went to others. Reload the page for the next one."),
+  bad_answer: gettext_noop("The answer was not accepted. Reload the page and try again."),
+  unknown_sentence: gettext_noop("The answer was not accepted. Reload the page and try again."),
+  duplicate_sentence: gettext_noop("The answer was not accepted. Reload the page and try again."),
+  unknown_act: gettext_noop("The answer was not accepted. Reload the page and try again."),
+  bad_score: gettext_noop("Choose a score on both scales."),
+  bad_time: gettext_noop("The answer was not accepted. Reload the page and try again."),
+  bad_report: gettext_noop("The reason for your report is too long: shorten it and try again."),
+  bad_reason: gettext_noop("Give a short reason for your choice: a few words or a sentence."),
 };
 
 /** The text to show for an error frame, in the page's language where the catalog has it. */

@@ -29,9 +29,12 @@ export function format(text, values) {
   return text.replace(/%\((\w+)\)s/g, (whole, key) => (key in values ? String(values[key]) : whole));
 }
 
-const numbers = new Intl.NumberFormat(language);
+// The modules' numbers are counts, written as the templates write whole numbers (Django's number
+// formatting): Latin digits, not grouped. Left to the language, Intl would write 1,234 beside the
+// pages' 1234, and in Arabic-Indic digits for ar-EG or fa (١٬٢٣٤).
+const numbers = new Intl.NumberFormat(language, { numberingSystem: "latn", useGrouping: false });
 
-/** A number written the language's way. */
+/** A number written as the templates write it, in any language. */
 export function formatNumber(value) {
   return numbers.format(value);
 }

@@ -110,6 +110,12 @@ def test_it_labels_dialog_acts_and_reports_a_dialog(chromium) -> None:
     page.get_by_test_id("report-button").click()
     page.get_by_test_id("report-send").click()
     expect(page.get_by_test_id("report-error")).to_contain_text("what is wrong")
+    # 1000 characters as the server counts them; maxlength (UTF-16 units) only caps pasting far past.
+    page.get_by_test_id("report-reason").focus()
+    page.keyboard.insert_text("好" * 1001)
+    page.get_by_test_id("report-send").click()
+    expect(page.get_by_test_id("report-error")).to_have_text("Your reason is too long (at most 1000 characters).")
+    expect(page.get_by_test_id("report-form")).to_be_visible()  # nothing was sent
     page.get_by_test_id("report-reason").fill("The user only says hello.")
     page.get_by_test_id("report-send").click()
     expect(page).to_have_url(re.compile(r"/annotate/[a-z0-9-]+/done/$"))  # the finish page, with the code

@@ -76,3 +76,29 @@ def test_it_judges_two_conversations_with_a_reason(chromium) -> None:
     assert answers[0].answer == {"choice": "right", "winner": first_right, "reason": "It answered my question."}
     second = answers[1]
     assert second.answer == {"choice": "left", "winner": second.item.payload["left"], "reason": "More fun."}
+
+
+def test_the_reason_limit_counts_characters_as_the_server_does(chromium) -> None:
+    """500 characters, as the server counts them (code points): 400 emoji (800 UTF-16 units) go in
+    and are stored; 501 Chinese characters are refused on the page, in words, and never sent."""
+    job = job_create(slug="pairs-limit", name="Which bot?", kind=JobKind.PAIRWISE, overlap=1, question="engaging")
+    items_add(job=job, specs=pair_specs(job, [conversation(m, 0) for m in ("kb_bot", "baseline")]))
+    page = open_job(chromium, job.slug, "alice")
+    expect(page.get_by_test_id("question")).to_be_visible()
+    posted: list[str] = []
+    page.on("request", lambda request: posted.append(request.url) if request.method == "POST" and "/answers/" in request.url else None)
+    page.keyboard.press("1")
+    reason = page.get_by_test_id("reason")
+    expect(reason).to_be_focused()
+    page.keyboard.insert_text("好" * 501)
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("error")).to_have_text("Your reason is too long (at most 500 characters).")
+    assert posted == []
+    reason.fill("")
+    page.keyboard.insert_text("😀" * 400)
+    expect(reason).to_have_value("😀" * 400)
+    page.get_by_test_id("submit").click()
+    expect(page).to_have_url(re.compile(r"/annotate/pairs-limit/done/$"))
+    (answer,) = Assignment.objects.filter(worker__external_id="alice", status=AssignmentStatus.SUBMITTED)
+    assert answer.answer["reason"] == "😀" * 400 and len(posted) == 1
+    assert page.script_errors == []  # type: ignore[attr-defined]

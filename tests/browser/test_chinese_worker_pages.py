@@ -5,10 +5,11 @@ the Wikipedia knowledge, the messages and the completion code are shown as they 
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from collect.models import Campaign, Room, RoomStatus
 from tests.browser.test_wow_browser import wait_for_knowledge
@@ -174,3 +175,22 @@ def test_the_check_sees_english_left_on_a_page(browser: Browser, daphne_server: 
     expect(page.get_by_test_id("onboarding")).to_be_visible()
     left = english_left(page)
     assert "Before you start" in left and "Check my answers" in left
+
+
+def test_a_frame_the_server_refuses_is_explained_in_the_pages_language(
+    browser: Browser, daphne_server: str, zh_campaign: Campaign
+) -> None:
+    """An error frame's message is the server's English; the page shows its catalog's text for the
+    code (static/js/errors.js). The frame is put into the real socket's stream on its way."""
+    page = enter(browser, daphne_server, zh_campaign, "alice")
+
+    def refuse(socket: WebSocketRoute) -> None:
+        socket.connect_to_server()
+        socket.send(json.dumps({"type": "error", "code": "not_your_turn", "message": "It is not your turn yet."}))
+
+    page.route_web_socket(re.compile(r"/ws/wait/"), refuse)
+    page.reload()
+    expect(page.get_by_test_id("error")).to_have_text("请等你的搭档回复后再发送。")
+    expect(page.get_by_test_id("status")).to_have_attribute("data-state", "waiting")
+    assert_chinese(page)
+    assert page.script_errors == []  # type: ignore[attr-defined]

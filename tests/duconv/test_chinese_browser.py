@@ -3,14 +3,20 @@ type: through an input method. The Enter that confirms a candidate (a real compo
 DevTools protocol's Input.imeSetComposition) must not send the message, nor the keyCode-229 keydown
 some browsers send after the composition ended. The counter and the limit count characters as the
 server does (an emoji is one). The agent's panel marks the triples the chat mentioned, matched as
-the server matches topics (any middle dot in a name)."""
+the server matches topics (any middle dot in a name). Every screen, from the join link to the finish
+page, is in Chinese; the export, plain and segmented, reads back with `import_dataset duconv` into
+the same bytes."""
 
 from __future__ import annotations
 
+import io
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from playwright.sync_api import Browser, Page, expect
 
 from collect.duconv.demo import duconv_zh_demo_ensure
@@ -19,7 +25,7 @@ from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_kno
 from tests.browser.test_chinese_duconv_pages import GRAPH
 from tests.browser.test_chinese_worker_pages import assert_chinese
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
-from tests.duconv.test_duconv_browser import open_pair, send, use
+from tests.duconv.test_duconv_browser import open_worker, send, use
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
@@ -53,10 +59,42 @@ def triple(agent: Page, prop: str, entity: str = A) -> Any:
     return agent.locator(f'[data-testid="entity-group"][data-entity="{entity}"] [data-testid="triple"]', has_text=prop).first
 
 
+def open_pair_in_chinese(browser: Browser, base_url: str, campaign: Campaign) -> tuple[Page, Page]:  # noqa: F811
+    """Two workers joined and paired, with the screens before the room checked: a refused join link,
+    and the first worker's waiting page. (The agent's page, the user's page.)"""
+    refused = open_worker(browser, base_url, campaign, "")
+    expect(refused.locator("h1")).not_to_be_empty()
+    assert_chinese(refused, selectors=GRAPH)
+    refused.context.close()
+    alice = open_worker(browser, base_url, campaign, "alice")
+    expect(alice).to_have_url(re.compile(r"/a/\d+/wait/$"))
+    expect(alice.get_by_test_id("status")).to_have_attribute("data-state", "waiting")
+    assert_chinese(alice, selectors=GRAPH)
+    bob = open_worker(browser, base_url, campaign, "bob")
+    for page in (alice, bob):
+        expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
+        expect(page.locator("#room")).to_have_attribute("data-status", "chatting")
+    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
+    return pages["agent"], pages["user"]
+
+
+def export_reads_back(campaign: Campaign, out: Path, *options: str) -> bytes:
+    """The campaign's DuConv export (all in train.txt), imported as a new campaign and exported again:
+    the same bytes, or the assertion says where they differ."""
+    quiet = {"stdout": io.StringIO(), "stderr": io.StringIO()}
+    split = ("--test", "0", "--valid", "0")
+    call_command("export_dataset", "duconv", "--campaign", campaign.slug, *options, *split, "--out", str(out / "first"), **quiet)
+    exported = (out / "first" / "train.txt").read_bytes()
+    call_command("import_dataset", "duconv", str(out / "first" / "train.txt"), "--job", f"{campaign.slug}-{out.name}", **quiet)
+    call_command("export_dataset", "duconv", "--campaign", f"{campaign.slug}-{out.name}", *split, "--out", str(out / "again"), **quiet)
+    assert (out / "again" / "train.txt").read_bytes() == exported
+    return exported
+
+
 def test_a_chinese_dialogue_typed_with_an_input_method(
-    zh_campaign: Campaign, browser: Browser, daphne_server: str  # noqa: F811
+    zh_campaign: Campaign, browser: Browser, daphne_server: str, tmp_path: Path  # noqa: F811
 ) -> None:
-    agent, user = open_pair(browser, daphne_server, zh_campaign)
+    agent, user = open_pair_in_chinese(browser, daphne_server, zh_campaign)
     expect(agent.get_by_test_id("topic-a")).to_have_text(f"A: {A}")
     expect(agent.get_by_test_id("topic-b")).to_have_text(f"B: {B}")
     expect(agent.get_by_test_id("send-button")).to_be_enabled()
@@ -124,4 +162,9 @@ def test_a_chinese_dialogue_typed_with_an_input_method(
     assert [m.text for m in stored] == [text, "看过！很好看。", "导演是克里斯托弗・诺兰吧？", "对，他很厉害。",
                                         "他出生在伦敦。", "原来如此", "你喜欢科幻片吗？", "😀" * LIMIT]
     assert stored[0].knowledge_used == [year] and stored[2].knowledge_used == [director]
+
+    plain = json.loads(export_reads_back(zh_campaign, tmp_path / "plain"))
+    assert plain["conversation"] == [m.text for m in stored] and plain["goal"][0] == ["START", A, B]
+    segmented = json.loads(export_reads_back(zh_campaign, tmp_path / "segmented", "--segment"))
+    assert [t.replace(" ", "") for t in segmented["conversation"]] == [m.text for m in stored] != segmented["conversation"]
     assert agent.script_errors == [] and user.script_errors == []  # type: ignore[attr-defined]

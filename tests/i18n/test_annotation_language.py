@@ -22,7 +22,7 @@ def job(tmp_path: Path) -> Job:
     return Job.objects.get(slug="acute")
 
 
-def test_a_chinese_job_serves_its_pairwise_question_in_chinese(api: dict[str, Api], job: Job) -> None:
+def test_a_chinese_job_serves_its_pairwise_question_in_chinese(api: dict[str, Api], job: Job) -> None:  # noqa: F811
     english = api["alice"].next(job).json()["item"]
     assert english["question"] == "Which speaker sounds more human?"
     assert english["conversations"][0]["option"] == "Speaker 1 sounds more human"
@@ -32,6 +32,24 @@ def test_a_chinese_job_serves_its_pairwise_question_in_chinese(api: dict[str, Ap
     assert item["reason_prompt"] == "请简要说明你选择的理由（几个词或一句话即可）"
     assert [c["option"] for c in item["conversations"]] == ["说话人 1听起来更像真人", "说话人 2听起来更像真人"]
     assert {turn["speaker"] for turn in item["conversations"][0]["turns"]} == {"说话人 1", "搭档"}
+
+
+@pytest.mark.parametrize(("allowed", "expected"), [(True, "哪位说话人听起来更像真人？"), (False, "Which speaker sounds more human?")])
+def test_the_browser_language_words_the_items_only_where_the_job_allows_it(
+    api: dict[str, Api], job: Job, client, people, allowed: bool, expected: str  # noqa: F811
+) -> None:
+    """The items follow the page's language choice: the job's, or the browser's where it allows it."""
+    Job.objects.filter(pk=job.pk).update(language="en", browser_language=allowed)
+    chinese_browser = "de-DE,de;q=0.9,zh-CN;q=0.8,en;q=0.5"
+    alice = api["alice"]
+    alice.enter(job)
+    item = alice.client.post(f"/api/annotate/jobs/{job.slug}/next/", HTTP_ACCEPT_LANGUAGE=chinese_browser, **alice.auth).json()["item"]
+    assert item["question"] == expected
+    session = client.session
+    session["worker_id"] = people.alice.pk
+    session.save()
+    page = client.get(f"/annotate/{job.slug}/", HTTP_ACCEPT_LANGUAGE=chinese_browser).content.decode()
+    assert f'<html lang="{"zh-hans" if allowed else "en"}"' in page
 
 
 def test_a_chinese_job_renders_its_screen_and_finish_page_in_chinese(client, job: Job, people) -> None:  # noqa: F811

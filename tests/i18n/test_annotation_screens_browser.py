@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate.models import Job, JobKind
+from annotate.models import Assignment, AssignmentStatus, Job, JobKind
 from tests.annotate.conftest import chromium, make_job  # noqa: F401  (fixture)
 from tests.annotate.test_screens_browser import open_job
 from tests.browser.test_chinese_worker_pages import DATA, assert_chinese
@@ -39,6 +39,20 @@ def test_a_chinese_relevance_job_has_no_english_left(chromium) -> None:  # noqa:
     page.get_by_test_id("submit").click()
     expect(page).to_have_url(re.compile(r"/annotate/rel-zh/done/$"))
     expect(page.get_by_test_id("done").locator("h1")).to_have_text("全部完成，谢谢！")
+    assert_chinese(page, selectors=ITEM_DATA)
+    assert page.script_errors == []  # type: ignore[attr-defined]
+
+
+def test_an_answer_the_server_refuses_is_explained_in_the_jobs_language(chromium) -> None:  # noqa: F811
+    """The API's detail is English (it names the item); the page shows the catalog's text for its code."""
+    job = make_job(JobKind.RELEVANCE, slug="rel-zh-twice", items=1, overlap=1, instructions="选出助手可以使用的每一个句子。")
+    Job.objects.filter(pk=job.pk).update(language="zh-hans", name="中文标注任务")
+    page = open_job(chromium, job.slug, "alice", {"width": 1400, "height": 900})
+    expect(page.get_by_test_id("candidate")).to_have_count(5)
+    Assignment.objects.filter(item__job=job).update(status=AssignmentStatus.SUBMITTED)  # answered in another tab
+    page.get_by_test_id("none").check()
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("answer-error")).to_have_text("你已经回答过这一项。请刷新页面，进入下一项。")
     assert_chinese(page, selectors=ITEM_DATA)
     assert page.script_errors == []  # type: ignore[attr-defined]
 
@@ -111,3 +125,22 @@ def test_a_chinese_duconv_scoring_job_is_chinese_from_end_to_end(chromium, tmp_p
     expect(page).to_have_url(re.compile(r"/annotate/duconv-eval-zh/done/$"))
     assert_chinese(page, selectors=".brand, [data-testid=completion-code]")
     assert page.script_errors == []  # type: ignore[attr-defined]
+
+
+def test_numbers_are_written_as_the_templates_write_them_in_arabic(chromium) -> None:  # noqa: F811
+    """The modules' counts (static/js/i18n.js) as Django writes the pages' whole numbers: Latin digits
+    (not the Arabic-Indic ones Intl chooses for ar-EG or fa) and no thousands separator."""
+    job = make_job(JobKind.RELEVANCE, slug="rel-ar", items=1, overlap=1)
+    Job.objects.filter(pk=job.pk).update(language="ar")  # a stub: set outside the admin
+    page = open_job(chromium, job.slug, "alice", {"width": 1400, "height": 900})
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.get_by_test_id("progress")).to_have_attribute("data-answered", "0")
+    progress = page.get_by_test_id("progress").inner_text()
+    assert re.search(r"\b0\b", progress) and not re.search("[\u0660-\u0669\u06f0-\u06f9]", progress), progress
+    # The page's own instance of the module (same URL), in the page's language.
+    written = page.evaluate("""async () => {
+      const screen = document.querySelector('script[type=module]').src;
+      const { formatNumber, language } = await import(new URL('i18n.js', screen).href);
+      return [language, formatNumber(1234567)];
+    }""")
+    assert written == ["ar", "1234567"]

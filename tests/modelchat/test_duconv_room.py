@@ -94,7 +94,7 @@ async def test_an_http_model_gets_the_goal_and_only_triples_it_was_given_count(d
     assert opening["text"] == "Have you seen Inception?"
 
     session = await DuConvSession.objects.aget(room=eli.room)
-    assert endpoint.requests == [{"history": [], "topic": "Inception", "knowledge": session.knowledge, "goal": GOAL}]
+    assert endpoint.requests == [{"history": [], "topic": "Inception", "knowledge": session.knowledge, "goal": GOAL, "language": "en"}]
     message = await Message.objects.aget(room=eli.room, seq=1)
     turn = await ModelTurn.objects.aget(message=message)
     assert message.knowledge_used == [0, 1] and turn.error == ""

@@ -19,6 +19,7 @@ from collect.modelchat.openai_adapter import request_build
 from collect.modelchat.turns import model_turn_take
 from collect.models import Message
 from collect.services import rooms
+from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 from tests.modelchat.conftest import seat
 from tests.modelchat.openai_server import Answer, OpenAIServer, completion, json_answer, openai_server
 
@@ -117,6 +118,29 @@ def test_the_opening_turn_and_the_plain_prompt_and_a_template_of_its_own(server:
     assert [m["role"] for m in server.requests[-1].body["messages"]] == ["user", "assistant", "user"]
 
 
+def test_the_prompts_ask_for_the_campaigns_language(server: OpenAIServer) -> None:
+    model = openai_model(server)
+    model_respond(model=model, context=WOW)
+    assert "Answer their last message in English," in server.requests[-1].body["messages"][0]["content"]
+    model_respond(model=model, context={**WOW, "language": "zh-hans"})
+    assert "Answer their last message in Simplified Chinese," in server.requests[-1].body["messages"][0]["content"]
+    model_respond(model=model, context={**DUCONV, "history": [], "language": "zh-hans"})
+    system, opening = server.requests[-1].body["messages"]
+    assert "one or two short sentences at a time in Simplified Chinese" in system["content"]
+    assert opening == {"role": "user", "content": "Please start the conversation in Simplified Chinese."}
+    own = openai_model(server, name="own", prompts={"plain": "Reply in {language} about {topic}."})
+    model_respond(model=own, context={"history": ["你好"], "topic": "爵士乐", "knowledge": [], "language": "zh-hans"})
+    assert server.requests[-1].body["messages"][0] == {"role": "system", "content": "Reply in Simplified Chinese about 爵士乐."}
+
+
+@pytest.mark.usefixtures("compiled_catalogs")
+def test_the_apology_is_in_the_campaigns_language(server: OpenAIServer) -> None:
+    server.reply[0] = lambda request: json_answer(500, {"error": {"message": "CUDA out of memory"}})
+    result = model_respond(model=openai_model(server), context={**DUCONV, "language": "zh-hans"})
+    assert result.text == "抱歉，我刚才走神了。你能再说一遍，或者多跟我说一点吗？" and "HTTP 500" in result.error
+    assert model_respond(model=openai_model(server, name="en"), context=DUCONV).text == APOLOGY
+
+
 def test_a_reply_cut_at_max_tokens_keeps_its_whole_sentences(server: OpenAIServer) -> None:
     server.reply[0] = lambda request: completion("Jazz swings a lot. It began in New Orl", finish_reason="length")
     assert model_respond(model=openai_model(server), context=WOW).text == "Jazz swings a lot."
@@ -199,6 +223,27 @@ def test_in_a_room_a_refusal_is_an_apology_turn_and_the_chat_goes_on(mc_campaign
     assert Message.objects.count() == 2 and KEY not in caplog.text
     system = server.requests[0].body["messages"][0]["content"]
     assert "about Guitar" in system and "[1] Guitar:" in system
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("compiled_catalogs")
+def test_in_a_chinese_campaign_the_model_is_asked_for_chinese_and_its_apology_is_stored_in_chinese(
+    mc_campaign, server: OpenAIServer
+) -> None:
+    mc_campaign.language = "zh-hans"
+    mc_campaign.save(update_fields=["language"])
+    server.reply[0] = lambda request: completion(None, refusal="No.")
+    openai_model(server, name="refusing-model")
+    evaluator = seat(mc_campaign, model="refusing-model")
+    rooms.room_act(room_id=evaluator.room.id, assignment=evaluator.assignment, name="choose_topic", frame={"topic": "Guitar"})
+    rooms.message_post(room_id=evaluator.room.id, assignment=evaluator.assignment, client_id="h1", text="你好！", frame={})
+
+    event = model_turn_take(room_id=evaluator.room.id, after_seq=1)
+
+    apology = "抱歉，我刚才走神了。你能再说一遍，或者多跟我说一点吗？"
+    assert event is not None and event["message"]["text"] == apology
+    assert Message.objects.get(room=evaluator.room, seq=2).text == apology
+    assert "Answer their last message in Simplified Chinese," in server.requests[0].body["messages"][0]["content"]
 
 
 def test_an_openai_model_saved_from_the_admin_is_checked_like_a_registration() -> None:

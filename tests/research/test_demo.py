@@ -48,6 +48,11 @@ def test_load_demo_makes_every_campaign_and_a_job_of_each_kind(index_dir, settin
     call_command("load_demo", stdout=io.StringIO())
     active = set(Campaign.objects.filter(is_active=True).values_list("protocol", flat=True))
     assert active == {"wow", "curiosity", "duconv", "model_chat"}
+    # The Chinese DuConv demo and its model chat are shown in Simplified Chinese; the rest in English.
+    languages = dict(Campaign.objects.filter(is_active=True).values_list("slug", "language"))
+    chinese = {"duconv-zh-demo": "zh-hans", "modelchat-duconv-zh-demo": "zh-hans"}
+    assert {slug: language for slug, language in languages.items() if language != "en"} == chinese
+    assert set(Campaign.objects.filter(slug__in=chinese).values_list("protocol", flat=True)) == {"duconv", "model_chat"}
     jobs = {job.slug: job for job in Job.objects.all()}
     assert {job.kind for job in jobs.values()} == set(JobKind.values)
     # modelchat-demo-pairwise takes its pairs from the people's own demo chats, none yet.
