@@ -36,7 +36,7 @@ def duconv_payload(room: Room) -> dict[str, Any] | None:
     """The item shown to annotators: goal, knowledge, the conversation, and the automatic score."""
     session = DuConvSession.objects.filter(room=room).first()
     messages = list(room.messages.order_by("seq"))
-    if session is None or not messages:
+    if session is None or not messages or session.sample_keys is not None:  # a sample is not a whole dialogue
         return None
     texts = [m.text for m in messages]
     return {

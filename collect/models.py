@@ -331,6 +331,11 @@ class DuConvSession(models.Model):
     split = models.CharField(max_length=20, blank=True, help_text="Imported: the split (train/dev/test) it came from")
     position = models.PositiveIntegerField(default=0, help_text="Imported: its line in the file")
     extra = models.JSONField(null=True, blank=True, help_text="Imported keys after goal/knowledge/conversation")
+    sample_keys = models.JSONField(
+        null=True, blank=True,
+        help_text="Imported from a test-format samples file: the sample's keys in order (its messages are the "
+        "history, then the response when it had one)",
+    )
 
     def __str__(self) -> str:
         return f"DuConv {self.goal[0][1:] if self.goal else ''} ({self.room_id})"

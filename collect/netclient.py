@@ -93,6 +93,7 @@ class Worker:
         self.unacked: dict[str, dict[str, Any]] = {}
         self.actions: dict[str, dict[str, Any]] = {}  # client_id → action frame not yet acked
         self.changed = asyncio.Event()
+        self.waiting = asyncio.Event()  # set once the waiting page's socket is open
         self.done = False
         self.paused = False  # a paused worker sends no more messages (the bench's drain)
         self.socket: Any = None
@@ -127,6 +128,7 @@ class Worker:
     async def wait(self, path: str) -> None:
         while not self.room_path:
             socket = await self._connect(path)
+            self.waiting.set()
             asker = asyncio.create_task(self._ask(socket))
             try:
                 async for raw in socket:

@@ -118,6 +118,7 @@ LEAD_CACHE_ARTICLES = 20_000
 # Imports only add articles, but one can be renamed or deleted in the admin: every process sees
 # that within this many seconds (an index build starts a new cache at once).
 LEAD_CACHE_SECONDS = 300.0
+lead_cache_clock = time.monotonic  # what the expiry is measured by (tests set their own)
 TOPIC_QUERIES = 5_000  # topics' query parts kept per process (a campaign has tens to thousands of topics)
 
 
@@ -157,7 +158,7 @@ class _LeadCache:
     def passages(self, article_ids: list[int]) -> list[Passage]:
         """Those articles' passages in the given order (fresh copies: callers may change them);
         missing articles are left out."""
-        now = time.monotonic()
+        now = lead_cache_clock()
         found: dict[int, Passage] = {}
         with self._lock:
             for pk in article_ids:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -15,18 +16,25 @@ async def commands_during(action: Callable[[], Awaitable[None]], keep: Callable[
     import redis.asyncio
 
     client = redis.asyncio.Redis.from_url(os.environ["REDIS_URL"])
+    other = redis.asyncio.Redis.from_url(os.environ["REDIS_URL"])
+    end = f"commands-during-end-{uuid.uuid4().hex}"
+    ended = asyncio.Event()
     seen: list[str] = []
 
     async def watch(monitor: Any) -> None:
         async for command in monitor.listen():
+            if end in command["command"]:
+                ended.set()  # MONITOR lists commands in the order Redis ran them: nothing of action() is left
+                return
             if command.get("client_type") != "lua" and keep(command):
                 seen.append(command["command"].split()[0].upper())
 
-    async with client.monitor() as monitor:
+    async with client.monitor() as monitor:  # monitoring from here on (MONITOR has answered OK)
         watching = asyncio.create_task(watch(monitor))
-        await asyncio.sleep(0.1)
         await action()
-        await asyncio.sleep(0.3)  # MONITOR's last lines
+        await other.echo(end)
+        await asyncio.wait_for(ended.wait(), 30)
         watching.cancel()
     await client.aclose()
+    await other.aclose()
     return seen

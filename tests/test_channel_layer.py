@@ -71,9 +71,12 @@ async def test_waiting_sockets_are_told_when_redis_comes_back_without_its_data(m
     channels = layer()
     name = await channels.new_channel()
     waiting = asyncio.create_task(channels.receive(name))
-    await asyncio.sleep(0.5)  # the reader is running and has set its marker
     client = redis.asyncio.Redis.from_url(os.environ["REDIS_URL"])
-    markers = [key async for key in client.scan_iter(match=f"{channels.prefix}marker.{channels.non_local_name(name)}")]
+    pattern = f"{channels.prefix}marker.{channels.non_local_name(name)}"
+    deadline = asyncio.get_running_loop().time() + 10
+    while not (markers := [key async for key in client.scan_iter(match=pattern)]):  # the reader sets it once running
+        assert asyncio.get_running_loop().time() < deadline, "the reader never set its marker"
+        await asyncio.sleep(0.02)
     assert len(markers) == 1
     await client.delete(*markers)
     await client.aclose()

@@ -88,8 +88,9 @@ def test_a_handler_that_does_not_finish_is_cut_at_the_grace(tmp_path: Path) -> N
         assert asyncio.run(scenario()) == [(4503, "server_restarting")] * SOCKETS
         signalled = time.monotonic()
         assert process.wait(timeout=60) == 0
-        # Far sooner than the handlers' 300 s: the grace (1 s) plus the reactor's stop.
-        assert time.monotonic() - signalled < 30
+        # The grace (1 s) plus the reactor's stop, not the handlers' 300 s (a generous bound: a busy
+        # machine stops late).
+        assert time.monotonic() - signalled < 150
     finally:
         process.kill()
     assert not (tmp_path / "drain.log").exists()

@@ -62,4 +62,13 @@ def wowpp_record(tally: Tally, threshold: float) -> dict[str, Any]:
         })
     record["annotated_sentences"] = sentences
     record.update(payload.get("extra", {}))
+    if "key_order" in payload:  # an imported record whose keys stood otherwise: as read
+        record = {key: record[key] for key in payload["key_order"]}
     return record
+
+
+def default_key_order(record: dict[str, Any]) -> list[str]:
+    """The order wowpp_record writes a record's keys in when the item keeps none of its own: the
+    released files' order, then any keys unknown to the importer."""
+    known = [key for key in ("turns", "topic", *OPTIONAL, "annotated_sentences") if key in record]
+    return known + [key for key in record if key not in known]

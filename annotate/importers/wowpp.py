@@ -9,8 +9,8 @@ to MAX_ANNOTATORS that makes every confidence a whole number of votes, preferrin
 
 `id`, `start_speaker`, `knowledges` and `gold_sentence` are optional: the released test-seen file lacks
 them; `gold_sentence` may be `{}` (two contexts of the test-unseen file) or null, `knowledges` and
-`annotated_sentences` may be empty. An item keeps exactly the fields its record had, so a re-export
-has the same keys and values.
+`annotated_sentences` may be empty. An item keeps exactly the fields its record had, in their order
+(keys this importer does not know included, wherever they stand), so a re-export has the same bytes.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from django.db import transaction
 
-from annotate.exporters.wowpp import OPTIONAL, SEPARATOR
+from annotate.exporters.wowpp import OPTIONAL, SEPARATOR, default_key_order
 from annotate.importers import ImportFailure, is_str_list, read_json, require, role_of, target_job
 from annotate.models import ItemRole, JobKind
 from annotate.services.jobs import ItemSpec, items_add
@@ -94,6 +94,8 @@ def item_spec(key: str, record: Any, *, role: str, annotators: int, threshold: f
     extra = {k: v for k, v in record.items() if k not in KNOWN}
     if extra:
         payload["extra"] = extra
+    if list(record) != default_key_order(record):
+        payload["key_order"] = list(record)  # an unknown key mid-record, or another order: written back as read
     if role == ItemRole.TASK:
         votes = [round(c * count) for c in confidences]
         tally: dict[str, Any] = {"annotators": count, "selected": votes}

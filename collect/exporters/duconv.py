@@ -3,7 +3,9 @@
 as stored (non-ASCII written as is, like the original files). Imported sessions keep their split and
 file order, so an imported file exports back identically; collected ones are split by a hash of
 their room id (stable across exports). With `samples`, every agent turn j (even index) becomes a
-test-format sample {"goal", "knowledge", "history": conversation[:j], "response": conversation[j]}.
+test-format sample {"goal", "knowledge", "history": conversation[:j], "response": conversation[j]},
+and a sample imported from a samples file is written back as it was read (the session files leave
+it out, with a note).
 With `segment`, collected sessions are word-segmented (jieba) as the original release is: the
 utterances and every goal and knowledge string but "START" ("出生日期" → "出生 日期")."""
 
@@ -31,16 +33,20 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
     temps = {name: out_dir / f".{file}.{os.getpid()}.tmp" for name, file in files.items()}
     handles: dict[str, IO[str]] = {}
     counts = {file: 0 for file in files.values()}
-    skipped = 0
+    skipped = samples_left_out = 0
+    samples = getattr(options, "samples", False)
     try:
         for name, temp in temps.items():
             handles[name] = temp.open("w", encoding="utf-8", newline="\n")
         for session, (goal, knowledge, conversation) in sessions(campaigns, options):
-            if not conversation:
+            if session.sample_keys is not None and not samples:
+                samples_left_out += 1
+                continue
+            if not conversation and session.sample_keys is None:
                 skipped += 1
                 continue
             split = session.split if session.split in SPLITS else _hash_split(session, options)
-            for record in _records(session, goal, knowledge, conversation, samples=getattr(options, "samples", False)):
+            for record in _records(session, goal, knowledge, conversation, samples=samples):
                 handles[split].write(json.dumps(record, ensure_ascii=False) + "\n")
                 counts[files[split]] += 1
             export_progress_tick()  # one per session
@@ -53,7 +59,8 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
     for name, handle in handles.items():
         handle.close()
         os.replace(temps[name], out_dir / files[name])
-    return ExportResult(counts=counts, skipped_empty=skipped)
+    notes = [f"{samples_left_out} imported test-format sample(s) left out: they export with --samples"] if samples_left_out else []
+    return ExportResult(counts=counts, skipped_empty=skipped, notes=notes)
 
 
 def _campaigns(options: ExportOptions) -> list[Campaign]:
@@ -110,6 +117,13 @@ def _records(
 ) -> Iterator[dict[str, Any]]:
     if not samples:
         yield {"goal": goal, "knowledge": knowledge, "conversation": conversation, **(session.extra or {})}
+        return
+    if session.sample_keys is not None:  # imported from a samples file: the one sample, as read
+        keys = session.sample_keys
+        values = {"goal": goal, "knowledge": knowledge, "history": conversation, **(session.extra or {})}
+        if "response" in keys:
+            values["history"], values["response"] = conversation[:-1], conversation[-1]
+        yield {key: values[key] for key in keys}
         return
     for j in range(0, len(conversation), 2):
         yield {"goal": goal, "knowledge": knowledge, "history": conversation[:j], "response": conversation[j]}

@@ -5,7 +5,13 @@ that they can be scored and exported again. Their triples go into the campaign's
 The split is the given one (`--split train|dev|test`), else the one the file name names (e.g.
 `dev.txt`); a file whose name names none is refused unless `--split hash` asks every export to
 split its sessions by hash. Sessions keep their file order. Values are stored exactly as read, so an export writes
-every line back as it was. A bad line stops the import with its line number; nothing is stored."""
+every line back as it was. A bad line stops the import with its line number; nothing is stored.
+
+A test-format samples file (the release's test_1/test_2, or the baseline's conversion of a session
+file: `goal`, `knowledge`, `history` and, where given, `response`) imports too: each sample is a room
+whose messages are its history then its response, marked with the sample's keys so that
+`export_dataset duconv --samples` writes it back as read (and the session export leaves it out: a
+sample is the start of a dialogue, not a whole one)."""
 
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ from retrieval.graph.services import GoalError, goal_shape_check, triples_import
 
 PLATFORM = "duconv"
 KEYS = ("goal", "knowledge", "conversation")
+SAMPLE_KEYS = ("goal", "knowledge", "history", "response")  # response optional
 SPLIT_IN_NAME = re.compile(r"(?:^|[^a-z])(train|dev|test)(?:[^a-z]|$)")
 SPLITS = ("train", "dev", "test")
 
@@ -43,10 +50,8 @@ def parse_line(number: int, raw: bytes) -> dict[str, Any]:
         raise DuConvImportError(f"{where}: invalid JSON ({error.msg} at column {error.colno})") from None
     if not isinstance(obj, dict):
         raise DuConvImportError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-    missing = [k for k in KEYS if k not in obj]
-    if missing == ["conversation"] and "response" in obj:
-        raise DuConvImportError(f"{where}: a test-format sample (history, response), not a session: "
-                                "only train/dev session files (goal, knowledge, conversation) import as rooms")
+    sample = "conversation" not in obj and "history" in obj
+    missing = [k for k in (SAMPLE_KEYS[:3] if sample else KEYS) if k not in obj]
     if missing:
         raise DuConvImportError(f"{where}: missing {', '.join(repr(k) for k in missing)}")
     try:
@@ -58,11 +63,28 @@ def parse_line(number: int, raw: bytes) -> dict[str, Any]:
         isinstance(t, list) and len(t) == 3 and all(isinstance(x, str) for x in t) for t in knowledge
     ):
         raise DuConvImportError(f"{where}: 'knowledge' must be a list of [subject, property, value] string triples")
+    if sample:
+        return _sample(where, obj, knowledge)
     conversation = obj["conversation"]
     if not isinstance(conversation, list) or not conversation or not all(isinstance(u, str) for u in conversation):
         raise DuConvImportError(f"{where}: 'conversation' must be a non-empty list of strings")
     extra = {k: v for k, v in obj.items() if k not in KEYS}
-    return {"goal": obj["goal"], "knowledge": knowledge, "conversation": conversation, "extra": extra or None}
+    return {"goal": obj["goal"], "knowledge": knowledge, "conversation": conversation, "extra": extra or None,
+            "sample_keys": None}
+
+
+def _sample(where: str, obj: dict[str, Any], knowledge: list[list[str]]) -> dict[str, Any]:
+    """A test-format sample (the release's test files, the baseline's conversion): its history, then
+    its response when it has one (the released test files withhold it), become the room's messages."""
+    history = obj["history"]
+    if not isinstance(history, list) or not all(isinstance(u, str) for u in history):
+        raise DuConvImportError(f"{where}: 'history' must be a list of strings")
+    if "response" in obj and not isinstance(obj["response"], str):
+        raise DuConvImportError(f"{where}: 'response' must be a string")
+    conversation = [*history, *([obj["response"]] if "response" in obj else [])]
+    extra = {k: v for k, v in obj.items() if k not in SAMPLE_KEYS}
+    return {"goal": obj["goal"], "knowledge": knowledge, "conversation": conversation, "extra": extra or None,
+            "sample_keys": list(obj)}
 
 
 def split_of(path: Path, given: str | None = None) -> str:
@@ -94,7 +116,7 @@ def duconv_import(*, path: Path, campaign: str = "", split: str | None = None) -
                         turns_required=0, topic=s["goal"][0][1][:300], end_reason="imported")
             rooms.append(room)
             rows.append(DuConvSession(room=room, goal=s["goal"], knowledge=s["knowledge"], split=split,
-                                      position=position, extra=s["extra"]))
+                                      position=position, extra=s["extra"], sample_keys=s["sample_keys"]))
             seat = {role: Assignment(campaign=target, worker=workers[role], status=AssignmentStatus.PAIRED, room=room, role=role)
                     for role in (AGENT, USER)}
             seats += seat.values()

@@ -21,6 +21,7 @@ from collect.errors import ProtocolError
 from collect.frames import MAX_SEQ, require_int, require_str
 from collect.models import Assignment, Campaign, CuriosityDialog, Message, Room, RoomStatus
 from collect.protocols.base import Effect, Protocol
+from retrieval.models import Mention, Sentence
 
 USER = "user"
 ASSISTANT = "assistant"
@@ -238,22 +239,51 @@ def campaign_prepare(campaign: Campaign) -> list[str]:
 
 
 def campaign_problems(campaign: Campaign) -> list[str]:
-    """What keeps this campaign from opening rooms ([] when it can): for an admin form's clean() or
-    a check before going live. Pairing itself raises ConfigError on the first problem."""
+    """What keeps this campaign from opening rooms, or would open them hollow (a topic without
+    entities to mark or short of the nine-fact bank), each naming its topic; [] when none: for an
+    admin form's clean() or a check before going live. Pairing itself raises ConfigError only when
+    no topic has an article with enough aspects."""
     try:
         config = config_for(campaign)
     except ConfigError as error:
         return [str(error)]
-    problems = []
+    problems, blocked = [], 0
     for topic in config.topics:
         article = topic_article(source_id=campaign.knowledge_source_id, title=topic.title)
         if article is None:
             problems.append(f"topic {topic.title!r} is not an article of the knowledge source")
-        elif len(list(topic.aspects) or topic_sections(article)) < config.aspects_per_dialog:
+            blocked += 1
+        elif len(aspects := list(topic.aspects) or topic_sections(article)) < config.aspects_per_dialog:
             problems.append(f"topic {topic.title!r} has fewer than {config.aspects_per_dialog} aspects (sections)")
-    if len(problems) == len(config.topics):
+            blocked += 1
+        else:
+            problems += [f"topic {topic.title!r} {problem}" for problem in _hollow_parts(article, aspects, config)]
+    if blocked == len(config.topics):
         problems.append("no topic can open a room")
     return problems
+
+
+def _hollow_parts(article: Any, aspects: list[str], config: Any) -> list[str]:
+    """What a room on this topic would open without (it opens, but hollow): entities for the user to
+    mark, or facts for the full bank (facts_per_category rooted, of the aspects, and general; each
+    fact in one place). Counted in the database: a campaign may have thousands of topics."""
+    entities_ready(article)
+    per = config.facts_per_category
+    sentences = Sentence.objects.filter(article=article)
+    facts = sentences.count()
+    of_aspects = sentences.filter(section__in=aspects).count()
+    rooted = (
+        Mention.objects.filter(sentence__article=article).exclude(title=article.title).values("sentence").distinct().count()
+    )
+    parts = []
+    if rooted == 0:
+        parts.append("has no entities for the user to mark (its facts mention no other article)")
+    if rooted < per or of_aspects < per or facts < 3 * per:
+        parts.append(
+            f"cannot fill the fact bank of {3 * per}: {facts} facts, {rooted} mentioning an entity "
+            f"(rooted; {per} needed), {of_aspects} in its aspects' sections ({per} needed)"
+        )
+    return parts
 
 
 def dialog_of(room: Room) -> CuriosityDialog:

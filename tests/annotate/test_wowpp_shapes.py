@@ -97,3 +97,15 @@ def test_it_refuses_a_malformed_gold_sentence_naming_the_dialogue(tmp_path: Path
     with pytest.raises(CommandError, match=f"dialogue c1: {text}"):
         call_command("import_dataset", "wowpp", str(path))
     assert not Job.objects.exists() and not Item.objects.exists()
+
+
+def test_it_keeps_an_unknown_key_where_the_record_had_it(tmp_path: Path) -> None:
+    """A key this importer does not know, between known ones, is written back in its place (and a
+    record in another key order keeps that order), so the file round-trips byte-identical."""
+    record = unseen_record("c1", gold={}, sentences=[sentence("Dog", "Dogs bark.", 0.0)])
+    middle = {key: record[key] for key in ("turns", "topic")} | {"annotator_notes": ["kept here"]}
+    middle |= {key: value for key, value in record.items() if key not in middle}
+    reordered = {"topic": record["topic"], "turns": record["turns"], "annotated_sentences": record["annotated_sentences"]}
+    round_trip(tmp_path, {"c1": middle, "c2": reordered | {"id": "c2"}}, "unknown-keys")
+    item = Item.objects.get(job__slug="unknown-keys", key="c1")
+    assert item.payload["extra"] == {"annotator_notes": ["kept here"]}

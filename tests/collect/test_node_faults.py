@@ -94,7 +94,7 @@ async def pair_up(name: str, nodes: list[Node], rng: random.Random) -> list[Work
     addresses = [node.address for node in nodes]
     first, second = (Worker(f"{name}-{i}", "faults", addresses, home=i, think_s=0.15, rng=rng) for i in range(2))
     joining = asyncio.create_task(first.join())
-    await asyncio.sleep(0.3)  # first is on the waiting page when second arrives
+    await asyncio.wait_for(first.waiting.wait(), 60)  # first is on the waiting page when second arrives
     await asyncio.gather(joining, second.join())
     assert first.room_path == second.room_path
     return [first, second]
@@ -253,6 +253,7 @@ def test_processes_probed_for_readiness_still_relay(nodes: list[Node]) -> None:
     socket opens; the probe's round trip through the channel layer leaves the sockets' alone."""
     stop = threading.Event()
     failed: list[str] = []  # an exception in the probing thread would not fail the test by itself
+    probed = threading.Event()  # every process answered one probe
 
     def probe() -> None:
         while not stop.is_set():
@@ -266,12 +267,13 @@ def test_processes_probed_for_readiness_still_relay(nodes: list[Node]) -> None:
                 if status != 200:
                     failed.append(f"/readyz of {node.port}: {status}")
                     return
+            probed.set()
             stop.wait(0.5)
 
     prober = threading.Thread(target=probe, daemon=True)
     prober.start()
     try:
-        time.sleep(1.0)  # the first probes come before any socket
+        assert probed.wait(60) or failed, "no probe answered"  # the first probes come before any socket
 
         async def nothing() -> None:
             pass

@@ -56,7 +56,7 @@ def test_requests_leave_no_database_connection_open(server: int, campaign) -> No
     with ThreadPoolExecutor(max_workers=10) as pool:
         assert set(pool.map(join, range(40))) == {302}  # into the waiting room
     # Each request closes its connection as it ends (just after its response is sent).
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60  # waited for: a busy machine ends its requests late
     while (left := other_sessions()) > before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert left <= before

@@ -398,6 +398,13 @@ async def stamped_within(assignment: Assignment, since: object, seconds: float) 
     return False
 
 
+async def stamper_stopped(seconds: float = 30.0) -> None:
+    """This process's stamper has ended (no socket left open): a stamp that was under way has landed."""
+    stamper = heartbeats.heartbeats.stamper
+    if stamper is not None:
+        await asyncio.wait_for(asyncio.shield(stamper), seconds)
+
+
 async def test_an_open_socket_stamps_its_member_until_it_closes(paired: PairedRoom, monkeypatch) -> None:
     monkeypatch.setattr(heartbeats, "STAMP_SECONDS", 0.2)
     apprentice = await join(paired, paired.apprentice)
@@ -408,7 +415,7 @@ async def test_an_open_socket_stamps_its_member_until_it_closes(paired: PairedRo
     assert await stamped_within(paired.apprentice.assignment, long_ago, 3)
     assert await last_seen(paired.wizard.assignment) == long_ago  # no socket, no stamp
     await apprentice.disconnect()
-    await asyncio.sleep(0.5)  # a stamp already under way lands
+    await stamper_stopped()  # a stamp already under way lands
     assert not await stamped_within(paired.apprentice.assignment, await last_seen(paired.apprentice.assignment), 1)
 
 
@@ -422,5 +429,5 @@ async def test_a_socket_whose_instance_is_cancelled_stops_stamping(paired: Paire
     with pytest.raises(asyncio.CancelledError):
         await apprentice.future
     assert paired.apprentice.assignment.pk not in heartbeats.heartbeats.open
-    await asyncio.sleep(0.5)
+    await stamper_stopped()
     assert not await stamped_within(paired.apprentice.assignment, await last_seen(paired.apprentice.assignment), 1)

@@ -74,3 +74,25 @@ def test_a_wow_campaign_saves_as_before(admin_client: Client, facts_source: Know
     response = admin_client.post(ADD_URL, campaign_form(facts_source, protocol="wow", config={"topics": BAD_TOPICS}))
     assert response.status_code == 302
     assert Campaign.objects.get(slug="trial").protocol == "wow"
+
+
+def test_it_refuses_a_campaign_whose_topic_would_open_hollow_rooms(admin_client: Client, knowledge: KnowledgeSource) -> None:
+    """An article with aspects but whose facts mention no other article: a room would offer no
+    entities to mark and a bank of three general facts instead of nine of three kinds."""
+    config = {"topics": [{"title": "Guitar", "aspects": ["Playing", "Sound"]}]}
+    response = admin_client.post(ADD_URL, campaign_form(knowledge, config=config))
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["protocol_config"] == [
+        "topic 'Guitar' has no entities for the user to mark (its facts mention no other article)",
+        "topic 'Guitar' cannot fill the fact bank of 9: 3 facts, 0 mentioning an entity (rooted; 3 needed), "
+        "0 in its aspects' sections (3 needed)",
+    ]
+    assert not Campaign.objects.filter(slug="trial").exists()
+
+
+def test_the_bank_is_counted_by_the_configs_facts_per_category(facts_source: KnowledgeSource) -> None:
+    from collect.protocols.curiosity import campaign_problems
+
+    problems = campaign_problems(make_campaign(facts_source, topics=["Namibia", "Tahiti"], facts_per_category=40))
+    assert [problem.split(" cannot fill")[0] for problem in problems] == ["topic 'Namibia'", "topic 'Tahiti'"]
+    assert all("(rooted; 40 needed)" in problem for problem in problems)

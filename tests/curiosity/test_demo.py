@@ -66,6 +66,12 @@ async def test_the_demo_room_offers_entities_and_three_facts_of_each_kind(demo_c
     await assistant.disconnect()
 
 
+def test_the_admin_finds_nothing_hollow_in_it(demo_campaign) -> None:
+    from collect.protocols.curiosity import campaign_problems
+
+    assert campaign_problems(demo_campaign) == []
+
+
 def test_it_is_built_once(demo_campaign) -> None:
     before = Article.objects.filter(source__slug=DEMO_SOURCE).count()
     again = curiosity_demo_ensure(wiki=KnowledgeSource.objects.get(slug="wiki-demo"))

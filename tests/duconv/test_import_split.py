@@ -61,11 +61,3 @@ def test_the_shared_dev_sample_under_another_name_exports_as_dev(sample_path: Pa
     copy.write_bytes(sample_path.read_bytes())
     call_command("import_dataset", "duconv", str(copy), "--split", "dev", verbosity=0)
     assert export(tmp_path, "out") == {"train": b"", "dev": sample_path.read_bytes(), "test": b""}
-
-
-def test_a_test_format_sample_file_is_refused_saying_what_it_is(tmp_path: Path) -> None:
-    sample = {"goal": [["START", "电影0", "吴京"]], "knowledge": [], "history": [], "response": "你 好 。"}
-    path = write(tmp_path / "test_1.txt", [sessions(1)[0], sample])
-    with pytest.raises(CommandError, match="line 2: a test-format sample .history, response., not a session"):
-        call_command("import_dataset", "duconv", str(path))
-    assert not DuConvSession.objects.exists()

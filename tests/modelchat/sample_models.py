@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 
@@ -21,11 +20,14 @@ class Broken:
 
 
 class Slow:
-    """Sleeps `seconds`; counts the calls running at once in `running` (class-wide)."""
+    """Waits `seconds` (or until `release` is set); counts the calls running at once in `running`
+    (class-wide)."""
 
     running = 0
     most = 0
+    finished = 0
     lock = threading.Lock()
+    release = threading.Event()
 
     def __init__(self, seconds: float = 0.5) -> None:
         self.seconds = seconds
@@ -35,10 +37,11 @@ class Slow:
             Slow.running += 1
             Slow.most = max(Slow.most, Slow.running)
         try:
-            time.sleep(self.seconds)
+            Slow.release.wait(self.seconds)
         finally:
             with Slow.lock:
                 Slow.running -= 1
+                Slow.finished += 1
         return {"text": "Sorry for the wait."}
 
 

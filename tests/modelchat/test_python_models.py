@@ -37,9 +37,23 @@ def test_a_failing_class_gives_an_apology(path: str, error: str) -> None:
 
 
 def test_a_hanging_class_times_out() -> None:
-    model = python_model("Slow", options={"seconds": 2.0}, timeout_seconds=0.3, retries=0)
-    result = model_respond(model=model, context=CONTEXT)
-    assert result.text == APOLOGY and result.error.startswith("timeout") and result.latency_ms < 1500
+    model = python_model("Slow", options={"seconds": 60.0}, timeout_seconds=0.3, retries=0)
+    finished = Slow.finished
+    try:
+        result = model_respond(model=model, context=CONTEXT)
+        unfinished = Slow.finished == finished  # the apology came while the class was still at work
+    finally:
+        Slow.release.set()
+        wait_until(lambda: Slow.finished > finished)
+        Slow.release.clear()
+    assert result.text == APOLOGY and result.error.startswith("timeout") and unfinished
+
+
+def wait_until(condition, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "still waiting"
+        time.sleep(0.02)
 
 
 def test_the_concurrency_limit_holds() -> None:

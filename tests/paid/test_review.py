@@ -161,6 +161,22 @@ def test_research_pages_link_to_each_other(staff: Client, finished) -> None:
     assert "<html" not in fragment and 'data-testid="outcome-completed">2<' in fragment
 
 
+def test_research_index_links_evaluation_results_and_each_jobs_report(staff: Client, finished) -> None:
+    from annotate.models import Job
+    from tests.evaluation.campaign import make_campaign as make_evaluation
+
+    campaign, *_ = finished
+    evaluation = make_evaluation()
+    jobs = [Job.objects.create(slug=slug, name=slug, kind=kind, overlap=1) for slug, kind in (("rel", "relevance"), ("acts", "dialog_acts"))]
+    index = staff.get("/research/").content.decode()
+    assert f"/annotate/results/{evaluation.slug}/" in index
+    assert f"/annotate/results/{campaign.slug}/" not in index  # a WoW campaign has no evaluation results
+    for job in jobs:
+        assert f"/annotate/jobs/{job.slug}/report/" in index
+    for url in (f"/annotate/results/{evaluation.slug}/", *(f"/annotate/jobs/{job.slug}/report/" for job in jobs)):
+        assert staff.get(url).status_code == 200, url
+
+
 def test_signed_links_page_makes_links_and_refuses_bad_ids(staff: Client, finished) -> None:
     campaign, *_ = finished
     made = staff.post(f"/research/{campaign.slug}/links/", {"workers": "w1 w2"})
@@ -186,3 +202,6 @@ def test_soft_rejected_work_is_left_out_of_the_dataset_export(staff: Client, fin
     assert exported() == 2
     api(staff, campaign, assignments=[wizard.pk], action="soft_reject", message="off topic")
     assert exported() == 1
+    page = staff.get(f"/research/{campaign.slug}/review/").content.decode()
+    shown = page.split(f'data-testid="decision-{wizard.pk}">', 1)[1].split("</td>", 1)[0]
+    assert shown == "soft-rejected (paid, data excluded)<br><small>off topic</small>"

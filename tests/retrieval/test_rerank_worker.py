@@ -3,6 +3,7 @@ queue, and with no worker listening the caller gets None after its timeout."""
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -49,9 +50,9 @@ def test_it_reranks_on_a_worker(rerank_worker) -> None:
     assert [p["title"] for p in by_topic] == ["Jazz", "Tea"]  # without the topic: the input order, Tea first
 
 
-def test_without_a_worker_the_caller_gets_none_after_the_timeout(settings) -> None:
+def test_without_a_worker_the_caller_gets_none_after_the_timeout(settings, caplog: pytest.LogCaptureFixture) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    started = time.perf_counter()
 
-    assert rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=0.5) is None
-    assert time.perf_counter() - started < 5
+    with caplog.at_level(logging.WARNING, logger="retrieval.rerank"):
+        assert rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=0.5) is None
+    assert "rerank timed out" in caplog.text  # given up at its timeout, not failed for another reason

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.test.utils import CaptureQueriesContext
 from django.db import connection
@@ -20,6 +18,16 @@ ANIMALS = {
     "Axolotl": "The axolotl is a salamander. It lives in Lake Xochimilco. It regrows limbs.",
     "Wolf": "The wolf is a large canine native to Eurasia and North America.",
 }
+
+
+class Clock:
+    """A monotonic clock that moves only when the test moves it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 @pytest.fixture
@@ -84,13 +92,16 @@ def test_a_rebuilt_index_reads_its_articles_again(animals: KnowledgeSource) -> N
 def test_an_article_renamed_in_the_admin_is_seen_once_its_passage_expires(
     make_source: MakeSource, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(services, "LEAD_CACHE_SECONDS", 0.2)
+    clock = Clock()
+    monkeypatch.setattr(services, "lead_cache_clock", clock)
     source = make_source(ANIMALS)
     index_build(source_id=source.pk)
     passages_for_query(source_id=source.pk, query="salamander lake", k=1)
     Article.objects.filter(title="Axolotl").update(title="Ambystoma mexicanum")
 
-    time.sleep(0.3)
+    clock.now += services.LEAD_CACHE_SECONDS - 1
+    assert passages_for_query(source_id=source.pk, query="salamander lake", k=1)[0]["title"] == "Axolotl"
+    clock.now += 1
 
     assert passages_for_query(source_id=source.pk, query="salamander lake", k=1)[0]["title"] == "Ambystoma mexicanum"
 
@@ -112,12 +123,13 @@ def test_the_least_recently_used_passages_are_dropped_first(make_source: MakeSou
 
 def test_an_expired_passage_read_again_counts_as_recently_used(make_source: MakeSource, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(services, "LEAD_CACHE_ARTICLES", 2)
-    monkeypatch.setattr(services, "LEAD_CACHE_SECONDS", 0.5)
+    clock = Clock()
+    monkeypatch.setattr(services, "lead_cache_clock", clock)
     source = make_source(ANIMALS)
     index_build(source_id=source.pk)
     for query in ("salamander xochimilco", "purr"):
         passages_for_query(source_id=source.pk, query=query, k=1, source_slug=source.slug)
-    time.sleep(0.6)
+    clock.now += services.LEAD_CACHE_SECONDS
     passages_for_query(source_id=source.pk, query="salamander xochimilco", k=1, source_slug=source.slug)  # read again
     passages_for_query(source_id=source.pk, query="bark at strangers", k=1, source_slug=source.slug)  # drops one
 
