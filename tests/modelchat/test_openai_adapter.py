@@ -117,6 +117,14 @@ def test_the_opening_turn_and_the_plain_prompt_and_a_template_of_its_own(server:
     assert [m["role"] for m in server.requests[-1].body["messages"]] == ["user", "assistant", "user"]
 
 
+def test_a_reply_citing_nothing_records_the_sentence_it_shares_most_words_with(server: OpenAIServer) -> None:
+    # As for a local checkpoint: one rule for every kind of model (knowledge_use.py).
+    server.reply[0] = lambda request: completion("Jazz began in New Orleans, I believe.")
+    assert model_respond(model=openai_model(server), context=WOW).knowledge_used == "Jazz began in New Orleans."
+    server.reply[0] = lambda request: completion("I love it!")
+    assert model_respond(model=openai_model(server, name="other"), context=WOW).knowledge_used is None
+
+
 def test_a_reply_cut_at_max_tokens_keeps_its_whole_sentences(server: OpenAIServer) -> None:
     server.reply[0] = lambda request: completion("Jazz swings a lot. It began in New Orl", finish_reason="length")
     assert model_respond(model=openai_model(server), context=WOW).text == "Jazz swings a lot."
