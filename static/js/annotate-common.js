@@ -2,7 +2,6 @@
 // the "nothing to do" screen and the keyboard guard. Answers go through the same API external tools use.
 
 import { setNotice } from "./dom.js";
-import { errorText } from "./errors.js";
 import { format, formatNumber, gettext } from "./i18n.js";
 
 const DONE_TEXT = {
@@ -46,8 +45,6 @@ export class AnnotationClient {
     } catch (error) {
       data = { detail: format(gettext("The server answered %(status)s."), { status: response.status }) };
     }
-    // A refusal's detail is the server's English; the page shows its own language's text for the code.
-    if (!response.ok && data.code) data = { ...data, detail: errorText({ code: data.code, message: data.detail }) };
     return { ok: response.ok, status: response.status, data };
   }
 }
