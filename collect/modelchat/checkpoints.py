@@ -15,7 +15,8 @@ from typing import Any
 
 from collect.modelchat.checkpoint_files import checkpoint_locate
 from collect.modelchat.checkpoint_options import DEFAULT_KNOWLEDGE_LIMIT, generation_settings
-from collect.modelchat.local_prompts import knowledge_used, messages_build
+from collect.modelchat.knowledge_use import reply_knowledge
+from collect.modelchat.local_prompts import messages_build
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,8 @@ def checkpoint_respond(*, options: dict[str, Any], context: dict[str, Any]) -> d
     text = loaded.tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
     if len(new_tokens) >= settings["max_new_tokens"]:
         text = _whole_sentences(text)
-    return {"text": text, "knowledge_used": knowledge_used(text, given=given, context=context)}
+    text, used, _ = reply_knowledge(text, given=given, context=context)
+    return {"text": text, "knowledge_used": used}
 
 
 def _whole_sentences(text: str) -> str:

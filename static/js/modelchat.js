@@ -6,8 +6,8 @@ import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
 import { format, gettext, gettext_noop } from "./i18n.js";
 
-// The built-in problem labels, final question and scale words (collect/modelchat/config.py), for the catalog: a
-// campaign's own wording is shown as the researcher wrote it.
+// The built-in problem labels and final question (collect/modelchat/config.py) and the scale words
+// (collect/rating_scale.py), for the catalog: a campaign's own wording is shown as the researcher wrote it.
 gettext_noop("Contradicts itself or the conversation");
 gettext_noop("Repeats itself");
 gettext_noop("Off topic or ignores what I said");

@@ -73,7 +73,7 @@ def test_the_rating_scale_keeps_its_words(
     apprentice = open_seat(browser, daphne_server, paired.room, paired.apprentice, viewport)
     expect(apprentice.get_by_test_id("rating-form")).to_be_visible()
     labels = apprentice.locator(".rating-choice .rating-label")
-    expect(labels).to_have_text(["Not at all", "A little", "Somewhat", "Quite", "Very"])
+    expect(labels).to_have_text(["Not at all", "A little", "Somewhat", "Quite a lot", "Very much"])
     for i in range(5):
         expect(labels.nth(i)).to_be_visible()
         label = labels.nth(i).bounding_box()

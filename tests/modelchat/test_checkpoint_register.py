@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 
 from collect.modelchat.models import EvalModel
 from tests.modelchat.checkpoint import needs_smollm2, smollm2_path
+from tests.modelchat.tiny_checkpoint import tiny_checkpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -78,6 +79,26 @@ def test_it_registers_a_gguf_with_its_generation_settings() -> None:
         "knowledge_limit": 3,
         "generation": {"max_new_tokens": 20},
     }
+
+
+@pytest.mark.parametrize(("prompts", "problem"), [
+    ({"wow": "About {subject} and {topic"}, "prompts.wow: "),
+    ({"wow": "About {subject}: {knowledge}"}, "prompts.wow: unknown field(s) {subject}; it may use {knowledge}, {topic}"),
+    ({"opening": "Hello {topic}"}, "prompts.opening: unknown field(s) {topic}; it may use none"),
+    ({"greeting": "Hi"}, "prompts.greeting: unknown prompt; the prompts are wow, duconv, plain, opening"),
+    ({"plain": 3}, "prompts.plain: a template must be a string"),
+    (["wow"], '"prompts" must map some of wow, duconv, plain, opening to template strings'),
+])
+def test_it_refuses_a_prompt_template_it_could_not_fill(tmp_path: Path, prompts: object, problem: str) -> None:
+    message = refused(str(tiny_checkpoint(tmp_path / "tiny")), "--options", json.dumps({"prompts": prompts}))
+    assert problem in message
+
+
+def test_it_registers_prompt_templates_with_their_fields(tmp_path: Path) -> None:
+    prompts = {"wow": "Chatting about {topic}. Facts:\n{knowledge}\nUse {{one}} fact.", "plain": "About {topic}."}
+    call_command("register_model", "local-lm", "--transformers", str(tiny_checkpoint(tmp_path / "tiny")), "--options",
+                 json.dumps({"prompts": prompts}))
+    assert EvalModel.objects.get(name="local-lm").options["prompts"] == prompts
 
 
 def _empty_safetensors() -> bytes:

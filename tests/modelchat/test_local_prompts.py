@@ -3,7 +3,8 @@ using (the sentence it shares the most words with; the triples whose value it na
 
 from __future__ import annotations
 
-from collect.modelchat.local_prompts import knowledge_used, messages_build
+from collect.modelchat.knowledge_use import knowledge_guess
+from collect.modelchat.local_prompts import messages_build
 
 KNOWLEDGE = [
     {"title": "Guitar", "sentences": ["The guitar is a fretted musical instrument that usually has six strings.", "It is played with the fingers or a pick."]},
@@ -38,10 +39,10 @@ def test_a_chat_without_knowledge_gets_the_plain_prompt() -> None:
 
 def test_the_knowledge_used_is_the_sentence_the_reply_shares_most_words_with() -> None:
     _, given = messages_build(context=WOW, options={}, knowledge_limit=3)
-    assert knowledge_used("A guitar usually has six strings and frets.", given=given, context=WOW) == given[0]
-    assert knowledge_used("I like music a lot.", given=given, context=WOW) is None
+    assert knowledge_guess("A guitar usually has six strings and frets.", given=given, context=WOW) == given[0]
+    assert knowledge_guess("I like music a lot.", given=given, context=WOW) is None
 
 
 def test_the_triples_used_are_those_whose_value_the_reply_names() -> None:
-    assert knowledge_used("Inception came out in 2010!", given=[0, 1], context=DUCONV) == [1]
-    assert knowledge_used("Hello there.", given=[0, 1], context=DUCONV) is None
+    assert knowledge_guess("Inception came out in 2010!", given=[0, 1], context=DUCONV) == [1]
+    assert knowledge_guess("Hello there.", given=[0, 1], context=DUCONV) is None

