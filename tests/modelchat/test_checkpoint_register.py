@@ -83,8 +83,8 @@ def test_it_registers_a_gguf_with_its_generation_settings() -> None:
 
 @pytest.mark.parametrize(("prompts", "problem"), [
     ({"wow": "About {subject} and {topic"}, "prompts.wow: "),
-    ({"wow": "About {subject}: {knowledge}"}, "prompts.wow: unknown field(s) {subject}; it may use {knowledge}, {topic}"),
-    ({"opening": "Hello {topic}"}, "prompts.opening: unknown field(s) {topic}; it may use none"),
+    ({"wow": "About {subject}: {knowledge}"}, "prompts.wow: unknown field(s) {subject}; it may use {knowledge}, {language}, {topic}"),
+    ({"opening": "Hello {topic}"}, "prompts.opening: unknown field(s) {topic}; it may use {language}"),
     ({"greeting": "Hi"}, "prompts.greeting: unknown prompt; the prompts are wow, duconv, plain, opening"),
     ({"plain": 3}, "prompts.plain: a template must be a string"),
     (["wow"], '"prompts" must map some of wow, duconv, plain, opening to template strings'),
