@@ -5,7 +5,8 @@ specific questions (bench/panel_questions.py), against the shipped query:
 - `tf-idf` is what the index does: sublinear tf x smoothed idf, documents L2-normalised, the score
   cos(turn without the topic's terms, doc) + topic_weight x cos(topic, doc).
 - `bm25 k1 b`: the documents weighted by BM25 instead (saturating tf, length normalisation
-  b x document length / mean length), the same normalised queries.
+  b x document length / mean length), the same normalised queries; `bm25 k1 b, cosine`: those
+  weights L2-normalised per document, as the index normalises its tf-idf.
 - `title w`: plus w x cos(turn, the article's title alone): articles whose title words the turn has.
 - `entity w`: plus w for each article whose title the turn names (retrieval/entities.py's linking).
 - `previous turn w`: plus w x cos(the turn before, doc), its topic's words left out as well.
@@ -37,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from bench.panel_questions import QUESTIONS  # noqa: E402
 from bench.retrieval_recall import DEFAULT_FILE, GOLD_SUFFIX, half_of  # noqa: E402
 
-BM25 = [(1.2, 0.75), (2.0, 0.75), (3.0, 0.75), (1.2, 0.3)]
+BM25 = [(1.2, 0.75), (2.0, 0.75), (3.0, 0.75), (5.0, 0.75), (10.0, 0.75), (3.0, 0.5), (3.0, 1.0), (1.2, 0.3)]
 TITLE_WEIGHTS = [0.1, 0.25, 0.5]
 ENTITY_WEIGHTS = [0.1, 0.5, 1.0]
 PREVIOUS_WEIGHTS = [0.25, 0.5, 1.0]
@@ -133,9 +134,7 @@ class Variants:
     def tfidf(self, counts: sp.csr_matrix) -> sp.csr_matrix:
         weights = counts.copy()
         weights.data = (1.0 + np.log(weights.data)) * self.idf[weights.indices]
-        norms = np.sqrt(np.asarray(weights.multiply(weights).sum(axis=1)).ravel())
-        norms[norms == 0] = 1.0
-        return sp.csr_matrix(sp.diags(1.0 / norms) @ weights)
+        return _l2(weights)
 
     def bm25(self, k1: float, b: float) -> sp.csr_matrix:
         weights = self.counts.copy()
@@ -178,6 +177,7 @@ class Variants:
         found: dict[str, Rank] = {"tf-idf (shipped)": self.ranker(tfidf, k)}
         for k1, b in BM25:
             found[f"bm25 k1={k1:g} b={b:g}"] = self.ranker(self.bm25(k1, b), k)
+            found[f"bm25 k1={k1:g} b={b:g}, cosine"] = self.ranker(_l2(self.bm25(k1, b)), k)
         for weight in TITLE_WEIGHTS:
             found[f"title {weight:g}"] = self.ranker(tfidf, k, title=weight)
         for weight in ENTITY_WEIGHTS:
@@ -185,6 +185,12 @@ class Variants:
         for weight in PREVIOUS_WEIGHTS:
             found[f"previous turn {weight:g}"] = self.ranker(tfidf, k, previous=weight)
         return found
+
+
+def _l2(weights: sp.csr_matrix) -> sp.csr_matrix:
+    norms = np.sqrt(np.asarray(weights.multiply(weights).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    return sp.csr_matrix(sp.diags(1.0 / norms) @ weights)
 
 
 if __name__ == "__main__":
