@@ -1,18 +1,20 @@
 """Variants of the first stage (the per-turn article retrieval) within TF-IDF's family, measured
 side by side on the two halves of the WOW++ contexts (bench/retrieval_recall.py) and on the
-specific questions (bench/panel_questions.py), against the shipped query:
+specific questions (bench/panel_questions.py):
 
-- `tf-idf` is what the index does: sublinear tf x smoothed idf, documents L2-normalised, the score
+- `1 + log tf`: documents weighted by 1 + log tf x smoothed idf, L2-normalised, the score
   cos(turn without the topic's terms, doc) + topic_weight x cos(topic, doc).
 - `bm25 k1 b`: the documents weighted by BM25 instead (saturating tf, length normalisation
   b x document length / mean length), the same normalised queries; `bm25 k1 b, cosine`: those
-  weights L2-normalised per document, as the index normalises its tf-idf.
+  weights L2-normalised per document, as the index does (with BM25_K1 and BM25_B).
+The rows below are added to the `1 + log tf` blend:
 - `title w`: plus w x cos(turn, the article's title alone): articles whose title words the turn has.
 - `entity w`: plus w for each article whose title the turn names (retrieval/entities.py's linking).
 - `previous turn w`: plus w x cos(the turn before, doc), its topic's words left out as well.
 
 The variants are computed in memory from the source's articles ("title + lead", as the index is
-built), so none needs an index of its own; the `tf-idf` row equals the index's figures.
+built), so none needs an index of its own; the row of the index's own weights equals the index's
+figures (bench/retrieval_recall.py --half).
 
     .venv/bin/python bench/first_stage_variants.py [--wowpp FILE] [--source wiki-demo] [--k 7]
 
@@ -174,7 +176,7 @@ class Variants:
 
     def variants(self, k: int) -> dict[str, Rank]:
         tfidf = self.tfidf(self.counts)
-        found: dict[str, Rank] = {"tf-idf (shipped)": self.ranker(tfidf, k)}
+        found: dict[str, Rank] = {"1 + log tf": self.ranker(tfidf, k)}
         for k1, b in BM25:
             found[f"bm25 k1={k1:g} b={b:g}"] = self.ranker(self.bm25(k1, b), k)
             found[f"bm25 k1={k1:g} b={b:g}, cosine"] = self.ranker(_l2(self.bm25(k1, b)), k)
