@@ -5,12 +5,14 @@ found relevant (a sentence with confidence >= 0.6 makes its article relevant), a
 knowledge source has.
 
     .venv/bin/python bench/retrieval_recall.py [--wowpp FILE] [--source wiki-demo] [--k 7]
-                                               [--weights 0.25,0.5,1,2] [--json]
+                                               [--weights 0.25,0.5,1,2] [--half tune|held-out] [--json]
 
 Queries compared: the turn alone (the paper's per-turn query, `turn_query: "turn"`), the topic and
 the turn as one text, and the blend cos(turn, doc) + w * cos(topic, doc) the rooms use by default
 (`turn_query: "topic"`), for each w in --weights. "without topic article" leaves the topic's own
 article out of both the relevant and the retrieved sets: the wizard sees the topic passage anyway.
+`--half` keeps one of two fixed halves of the contexts (by a checksum of the context's key): choose
+a setting on `tune` and report it on `held-out`, so that the figure is not the one it was tuned on.
 Uses the configured database and index when the source is there (GROUNDWORK_VAR_DIR /
 DATABASE_URL), else a throwaway SQLite database with the demo knowledge (bench/_setup.py).
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zlib
 from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable
@@ -27,6 +30,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FILE = ROOT.parent / "shared" / "data" / "wowpp" / "test_random_augmented_wow.json"
 GOLD_SUFFIX = "_gold"  # the published files mark the original wizard's article this way
+HALVES = ("tune", "held-out")
 
 
 def main() -> None:
@@ -35,6 +39,7 @@ def main() -> None:
     parser.add_argument("--source", default="wiki-demo", help="knowledge source slug (default: the demo knowledge)")
     parser.add_argument("--k", type=int, default=7)
     parser.add_argument("--weights", default="0.25,0.5,1,2", help="topic weights of the blend to try")
+    parser.add_argument("--half", choices=HALVES, help="only this half of the contexts (default: all)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not args.wowpp.is_file():
@@ -48,28 +53,35 @@ def main() -> None:
 
     source = KnowledgeSource.objects.get(slug=args.source)
     titles = set(Article.objects.filter(source=source).values_list("title", flat=True))
-    contexts = wowpp_contexts(json.loads(args.wowpp.read_text(encoding="utf-8")), titles)
+    contexts = wowpp_contexts(json.loads(args.wowpp.read_text(encoding="utf-8")), titles, half=args.half)
     queries = query_kinds([float(w) for w in args.weights.split(",") if w.strip()])
     rows = [evaluate(name, call, contexts, source.pk, args.k) for name, call in queries.items()]
     summary = {
-        "file": args.wowpp.name, "source": source.slug, "articles": len(titles), "k": args.k,
+        "file": args.wowpp.name, "half": args.half or "all", "source": source.slug, "articles": len(titles), "k": args.k,
         "contexts": len(contexts["all"]), "contexts_without_topic": len(contexts["without_topic"]), "rows": rows,
     }
     if args.json:
         print(json.dumps(summary, indent=2))
         return
-    print(f"{summary['file']}: {summary['contexts']} contexts with a relevant article in {source.slug} "
+    print(f"{summary['file']} ({summary['half']}): {summary['contexts']} contexts with a relevant article in {source.slug} "
           f"({len(titles)} articles; {summary['contexts_without_topic']} with one besides the topic's own); k = {args.k}")
     print(f"{'query':<32}{'recall':>9}{'recall w/o topic article':>27}{'hit@k':>8}")
     for row in rows:
         print(f"{row['query']:<32}{row['recall']:>9.3f}{row['recall_without_topic']:>27.3f}{row['hit']:>8.3f}")
 
 
-def wowpp_contexts(data: dict[str, Any], titles: set[str]) -> dict[str, list[dict[str, Any]]]:
+def half_of(key: str) -> str:
+    """The half a context belongs to, fixed by its key (not by the file's order)."""
+    return HALVES[zlib.crc32(key.encode("utf-8")) % 2]
+
+
+def wowpp_contexts(data: dict[str, Any], titles: set[str], half: str | None = None) -> dict[str, list[dict[str, Any]]]:
     """The contexts with at least one relevant article in the source (and, separately, at least one
-    besides the topic's own article)."""
+    besides the topic's own article); only those of `half` when given."""
     every, without_topic = [], []
-    for record in data.values():
+    for key, record in data.items():
+        if half is not None and half_of(key) != half:
+            continue
         relevant = {
             s["article"].removesuffix(GOLD_SUFFIX) for s in record["annotated_sentences"] if s["confidence"] >= 0.6
         } & titles

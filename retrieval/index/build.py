@@ -14,7 +14,7 @@ from django.conf import settings
 from groundwork.env import env_int
 from retrieval.index.chunked import term_major_write
 from retrieval.index.store import build_dir_create, build_publish
-from retrieval.index.vectorizer import DEFAULT_FEATURES, TOKEN_PATTERN, make_vectorizer, stop_words_for
+from retrieval.index.vectorizer import BM25_B, BM25_K1, DEFAULT_FEATURES, TOKEN_PATTERN, make_vectorizer, stop_words_for
 from retrieval.models import Article, KnowledgeSource
 from retrieval.words import language_code, terms_for
 
@@ -65,6 +65,7 @@ def index_build(
         "token_pattern": TOKEN_PATTERN,
         "stop_words": stop_words,
         "words": words,
+        "tf": {"bm25": {"k1": BM25_K1, "b": BM25_B}},  # the documents' term frequency (vectorizer.saturated_tf)
         "built_at": datetime.now(UTC).isoformat(),
     }
     build_publish(index_dir=settings.INDEX_DIR, slug=source.slug, build=build, meta=meta)

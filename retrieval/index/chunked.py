@@ -2,7 +2,7 @@
 
 Pass 1 vectorises the documents chunk by chunk (in worker processes when asked), sorts each
 chunk's (term, document, count) entries by term and spills them to disk, counting document
-frequencies. Pass 2 reads the spills back in order and scatters each chunk's weighted entries
+frequencies and the documents' lengths (BM25's term frequency needs the mean length). Pass 2 reads the spills back in order and scatters each chunk's weighted entries
 straight into the final memory-mapped arrays: a term's row starts where the document frequencies
 of the terms before it say, and chunks arrive in document order, so every row ends up sorted by
 document without ever holding the corpus in memory. A document lies entirely inside one chunk, so
@@ -28,7 +28,7 @@ import numpy as np
 from numpy.lib.format import open_memmap
 from sklearn.feature_extraction.text import HashingVectorizer
 
-from retrieval.index.vectorizer import smoothed_idf, sublinear_tf
+from retrieval.index.vectorizer import saturated_tf, smoothed_idf
 
 # Peak bytes per stored weight while a chunk is vectorised and sorted (HashingVectorizer's
 # intermediate lists, the CSR, the sort permutation, the spill arrays): an estimate that kept a
@@ -39,7 +39,7 @@ MIN_CHUNK, MAX_CHUNK = 500, 500_000
 
 
 _Job = tuple[int, list[tuple[int, str]], HashingVectorizer, Path]
-_Result = tuple[Path, int, int, np.ndarray, np.ndarray]
+_Result = tuple[Path, int, int, float, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,7 @@ class Spill:
     first_doc: int
     n_docs: int
     nnz: int
+    length: float  # the chunk's documents' term counts, summed (for the collection's mean length)
 
 
 def term_major_write(
@@ -85,11 +86,11 @@ def _spill_all(
     sizer = _ChunkSizer(budget)
     jobs = ((number, chunk, vectorizer, spill_dir) for number, chunk in enumerate(sizer.chunks(iter(docs))))
     first_doc = 0
-    for path, n_docs, nnz, terms, counts in _run(jobs, workers):
+    for path, n_docs, nnz, length, terms, counts in _run(jobs, workers):
         df[terms] += counts
         sizer.observe(n_docs, nnz)
         progress(n_docs)
-        yield Spill(path, first_doc, n_docs, nnz)
+        yield Spill(path, first_doc, n_docs, nnz, length)
         first_doc += n_docs
 
 
@@ -144,7 +145,7 @@ class _ChunkSizer:
 
 def _spill_chunk(job: _Job) -> _Result:
     """Vectorise one chunk and save its entries sorted by term (then document); returns the spill,
-    its size and the chunk's (present terms, their document counts)."""
+    its size, its documents' summed length and the chunk's (present terms, their document counts)."""
     number, chunk, vectorizer, spill_dir = job
     counts = vectorizer.transform([text for _, text in chunk])
     terms = counts.indices.astype(np.int32, copy=False)
@@ -161,7 +162,8 @@ def _spill_chunk(job: _Job) -> _Result:
         doc_ids=np.fromiter((pk for pk, _ in chunk), dtype=np.int64, count=len(chunk)),
     )
     present, per_term = np.unique(sorted_terms, return_counts=True)
-    return path, len(chunk), int(counts.nnz), present, per_term.astype(np.int32)
+    length = float(counts.data.sum(dtype=np.float64))
+    return path, len(chunk), int(counts.nnz), length, present, per_term.astype(np.int32)
 
 
 def _scatter(spills: list[Spill], df: np.ndarray, build: Path) -> dict[str, int]:
@@ -173,6 +175,7 @@ def _scatter(spills: list[Spill], df: np.ndarray, build: Path) -> dict[str, int]
     indptr = np.zeros(n_terms + 1, dtype=np.int64)
     np.cumsum(df[present], out=indptr[1:])
     idf = smoothed_idf(df[present].astype(np.int64), n_docs)
+    mean_length = sum(spill.length for spill in spills) / n_docs if n_docs else 0.0
     np.save(build / "terms.npy", present.astype(np.int64))
     np.save(build / "idf.npy", idf)
     np.save(build / "indptr.npy", indptr)
@@ -186,7 +189,9 @@ def _scatter(spills: list[Spill], df: np.ndarray, build: Path) -> dict[str, int]
             terms, rows, counts = arrays["terms"], arrays["rows"], arrays["counts"]
             doc_ids[spill.first_doc : spill.first_doc + spill.n_docs] = arrays["doc_ids"]
         term_rows = row_of[terms]
-        weights = sublinear_tf(counts) * idf[term_rows]
+        lengths = np.bincount(rows, weights=counts.astype(np.float64), minlength=spill.n_docs)
+        relative = lengths / mean_length if mean_length else np.ones(spill.n_docs)
+        weights = saturated_tf(counts, relative[rows]) * idf[term_rows]
         norms = np.sqrt(np.bincount(rows, weights=np.square(weights, dtype=np.float64), minlength=spill.n_docs))
         norms[norms == 0] = 1.0
         weights = (weights / norms[rows]).astype(np.float32)

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
-from retrieval.index.vectorizer import smoothed_idf, sublinear_tf
+from retrieval.index.vectorizer import saturated_tf, smoothed_idf
 
 
 def term_major_arrays(counts: sp.csr_matrix) -> dict[str, np.ndarray]:
@@ -18,7 +18,9 @@ def term_major_arrays(counts: sp.csr_matrix) -> dict[str, np.ndarray]:
     idf = smoothed_idf(df, n_docs)
     # Columns renumbered to present terms only: a row per possible hash would cost 2**24 indptr slots.
     columns = np.searchsorted(terms, counts.indices).astype(np.int32)
-    weights = sublinear_tf(counts.data) * idf[columns]
+    lengths = np.asarray(counts.sum(axis=1, dtype=np.float64)).ravel()
+    relative = lengths / lengths.mean() if n_docs and lengths.any() else np.ones(n_docs)
+    weights = saturated_tf(counts.data, relative[np.repeat(np.arange(n_docs), np.diff(counts.indptr))]) * idf[columns]
     docs = sp.csr_matrix((weights, columns, counts.indptr), shape=(n_docs, len(terms)))
     if docs.nnz:  # sklearn refuses an empty matrix (a source without articles)
         docs = normalize(docs, norm="l2", copy=False)

@@ -9,9 +9,18 @@ from sklearn.feature_extraction.text import HashingVectorizer
 
 from retrieval.words import CJK, TOKEN_PATTERN
 
-__all__ = ["CJK", "DEFAULT_FEATURES", "TOKEN_PATTERN", "make_vectorizer", "smoothed_idf", "stop_words_for", "sublinear_tf"]
+__all__ = [
+    "BM25_B", "BM25_K1", "CJK", "DEFAULT_FEATURES", "TOKEN_PATTERN", "make_vectorizer", "saturated_tf", "smoothed_idf",
+    "stop_words_for", "sublinear_tf",
+]
 
 DEFAULT_FEATURES = 2**24
+# A document's term weights: BM25's saturating term frequency with length normalisation, then
+# idf, then L2 (cosine). Chosen on one half of the WOW++ contexts and checked on the other
+# (bench/first_stage_variants.py, docs/retrieval.md): k1 = 3 saturates later than BM25's usual 1.2
+# because a lead paragraph is short and a repeated term there is a real sign of its subject.
+BM25_K1 = 3.0
+BM25_B = 0.75
 
 
 def stop_words_for(language: str) -> str | None:
@@ -39,7 +48,16 @@ def make_vectorizer(
 
 
 def sublinear_tf(counts: np.ndarray) -> np.ndarray:
+    """A query's term frequency (and a document's in indexes built before saturated_tf)."""
     return (1.0 + np.log(counts)).astype(np.float32, copy=False)
+
+
+def saturated_tf(counts: np.ndarray, relative_lengths: np.ndarray) -> np.ndarray:
+    """BM25's term frequency of a document's terms: tf (k1 + 1) / (tf + k1 (1 - b + b L)), where
+    L is the document's length (its term count) over the collection's mean length: it tends to
+    k1 + 1 however often the term repeats, and a long document needs more repeats to get there."""
+    counts = counts.astype(np.float64, copy=False)
+    return (counts * (BM25_K1 + 1) / (counts + BM25_K1 * (1 - BM25_B + BM25_B * relative_lengths))).astype(np.float32)
 
 
 def smoothed_idf(df: np.ndarray, n_docs: int) -> np.ndarray:

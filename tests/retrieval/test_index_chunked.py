@@ -15,7 +15,7 @@ from retrieval.index.chunked import term_major_write
 from retrieval.index.reference import term_major_arrays
 from retrieval.index.store import index_load
 from retrieval.index.term_major import ARRAYS, TermMajorIndex
-from retrieval.index.vectorizer import TOKEN_PATTERN, make_vectorizer
+from retrieval.index.vectorizer import BM25_B, BM25_K1, TOKEN_PATTERN, make_vectorizer, saturated_tf
 from tests.retrieval.conftest import MakeSource
 
 WORDS = ("wolf dog cat axolotl salamander lake river mountain city music jazz guitar tea coffee bean leaf "
@@ -100,3 +100,31 @@ def test_the_vectorising_processes_end_on_sigterm_in_a_process_that_handles_it(m
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert in_children == [True] * 4
+
+
+def test_a_documents_term_frequency_saturates_and_a_longer_document_needs_more_repeats() -> None:
+    short, long = np.ones(4), np.full(4, 2.0)  # lengths relative to the mean
+    repeats = np.array([1.0, 2.0, 10.0, 1000.0])
+
+    in_short, in_long = saturated_tf(repeats, short), saturated_tf(repeats, long)
+
+    assert np.all(np.diff(in_short) > 0) and in_short[-1] < BM25_K1 + 1
+    assert in_short[-1] == pytest.approx(BM25_K1 + 1, rel=0.01)
+    assert np.all(in_long < in_short)
+
+
+def test_the_index_weighs_a_document_by_bm25_then_normalises_it() -> None:
+    vectorizer = make_vectorizer(n_features=2**18, token_pattern=TOKEN_PATTERN, stop_words=None)
+    counts = vectorizer.transform(["cat cat cat", "dog"])  # lengths: 3 + 2 bigrams = 5, and 1; mean 3
+    arrays = term_major_arrays(counts)
+    k1, b = BM25_K1, BM25_B
+
+    def bm25(tf: float, length: float) -> float:
+        return tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / 3))
+
+    idf = np.log(3 / 2) + 1  # each term is in one of the two documents
+    cat, cat_cat = bm25(3, 5) * idf, bm25(2, 5) * idf
+    norm = np.hypot(cat, cat_cat)
+    first_doc = arrays["data"][arrays["indices"] == 0]
+
+    assert sorted(first_doc) == pytest.approx(sorted([cat / norm, cat_cat / norm]), rel=1e-5)
