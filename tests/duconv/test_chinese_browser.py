@@ -25,7 +25,7 @@ from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_kno
 from tests.browser.test_chinese_duconv_pages import GRAPH
 from tests.browser.test_chinese_worker_pages import assert_chinese
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
-from tests.duconv.test_duconv_browser import open_worker, send, use
+from tests.duconv.test_duconv_browser import open_pair, open_worker, send, use
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
@@ -66,16 +66,13 @@ def open_pair_in_chinese(browser: Browser, base_url: str, campaign: Campaign) ->
     expect(refused.locator("h1")).not_to_be_empty()
     assert_chinese(refused, selectors=GRAPH)
     refused.context.close()
-    alice = open_worker(browser, base_url, campaign, "alice")
+    return open_pair(browser, base_url, campaign, waiting=_waiting_in_chinese)
+
+
+def _waiting_in_chinese(alice: Page) -> None:
     expect(alice).to_have_url(re.compile(r"/a/\d+/wait/$"))
     expect(alice.get_by_test_id("status")).to_have_attribute("data-state", "waiting")
     assert_chinese(alice, selectors=GRAPH)
-    bob = open_worker(browser, base_url, campaign, "bob")
-    for page in (alice, bob):
-        expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
-        expect(page.locator("#room")).to_have_attribute("data-status", "chatting")
-    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
-    return pages["agent"], pages["user"]
 
 
 def export_reads_back(campaign: Campaign, out: Path, *options: str) -> bytes:

@@ -5,6 +5,7 @@ then what was stored."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ def duconv_campaign(transactional_db) -> Campaign:
     )
 
 
-def open_worker(browser: Browser, base_url: str, campaign: Campaign, worker: str) -> Page:
+def open_worker(browser: Browser, base_url: str, campaign: Campaign, worker: str) -> Page:  # noqa: F811 (a parameter, not the fixture)
     page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
     page.script_errors = []  # type: ignore[attr-defined]
     page.on("pageerror", lambda error: page.script_errors.append(str(error)))  # type: ignore[attr-defined]
@@ -44,9 +45,13 @@ def open_worker(browser: Browser, base_url: str, campaign: Campaign, worker: str
     return page
 
 
-def open_pair(browser: Browser, base_url: str, campaign: Campaign) -> tuple[Page, Page]:
-    """Two workers joined and paired in a chatting room: (the agent's page, the user's page)."""
+def open_pair(browser: Browser, base_url: str, campaign: Campaign,  # noqa: F811 (a parameter, not the fixture)
+              waiting: Callable[[Page], None] | None = None) -> tuple[Page, Page]:
+    """Two workers joined and paired in a chatting room: (the agent's page, the user's page).
+    `waiting` is given the first worker's page while it waits for a partner."""
     alice = open_worker(browser, base_url, campaign, "alice")
+    if waiting is not None:
+        waiting(alice)
     bob = open_worker(browser, base_url, campaign, "bob")
     for page in (alice, bob):
         expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from collect.models import DuConvSession, Message, Room, RoomStatus
+from collect.models import DuConvSession, Message, RoomStatus
 from tests.collect.ws import connect, receive_until, send
 from tests.duconv.conftest import GOAL, DuConvRoom
 

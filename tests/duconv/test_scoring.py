@@ -15,7 +15,7 @@ from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
 from annotate.services.jobs import job_create, job_items_from_campaigns
 from collect.duconv.completion import goal_completion
-from collect.models import Campaign, Worker
+from collect.models import Worker
 
 pytestmark = pytest.mark.django_db
 
