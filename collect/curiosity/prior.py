@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+from django.db.models import QuerySet
 
 from retrieval.entities import link_articles, link_source, popularity
 from retrieval.models import LEAD_SECTION, Article, Mention, Sentence
@@ -34,12 +35,17 @@ def source_prepare(source_id: int) -> int:
     return 0
 
 
+def topic_mentions(article: Article) -> QuerySet[Mention]:
+    """The mentions, in the topic's own facts, of other articles: its related entities."""
+    return Mention.objects.filter(sentence__article=article).exclude(title=article.title)
+
+
 def related_entities_sample(article: Article, *, count: int, buckets: int, rng: random.Random) -> list[str]:
     """`count` entities mentioned by the topic's facts: sorted from common to obscure, cut into
     `buckets` equal buckets, then drawn one per bucket in turn (at random within a bucket) until
     `count` are drawn. Returned in a random order, so that the screen does not reveal popularity."""
     titles = sorted(
-        set(Mention.objects.filter(sentence__article=article).exclude(title=article.title).values_list("title", flat=True))
+        set(topic_mentions(article).values_list("title", flat=True))
     )
     if not titles:
         return []

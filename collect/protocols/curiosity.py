@@ -16,12 +16,12 @@ from django.utils import timezone
 
 from collect.curiosity.config import ConfigError, config_for
 from collect.curiosity.facts import bank_select, dropped_fids, topic_article, topic_facts
-from collect.curiosity.prior import entities_ready, related_entities_sample, source_prepare, topic_sections
+from collect.curiosity.prior import entities_ready, related_entities_sample, source_prepare, topic_mentions, topic_sections
 from collect.errors import ProtocolError
 from collect.frames import MAX_SEQ, require_int, require_str
 from collect.models import Assignment, Campaign, CuriosityDialog, Message, Room, RoomStatus
 from collect.protocols.base import Effect, Protocol
-from retrieval.models import Mention, Sentence
+from retrieval.models import Sentence
 
 USER = "user"
 ASSISTANT = "assistant"
@@ -272,9 +272,7 @@ def _hollow_parts(article: Any, aspects: list[str], config: Any) -> list[str]:
     sentences = Sentence.objects.filter(article=article)
     facts = sentences.count()
     of_aspects = sentences.filter(section__in=aspects).count()
-    rooted = (
-        Mention.objects.filter(sentence__article=article).exclude(title=article.title).values("sentence").distinct().count()
-    )
+    rooted = topic_mentions(article).values("sentence").distinct().count()
     parts = []
     if rooted == 0:
         parts.append("has no entities for the user to mark (its facts mention no other article)")
