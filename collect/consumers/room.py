@@ -24,7 +24,7 @@ from collect.modelchat import relay as modelchat_relay
 from collect.models import Assignment
 from collect.protocols import get_protocol
 from collect.service_errors import SERVICE_ERRORS, logged, one_line
-from collect.services import knowledge, panels, rooms
+from collect.services import knowledge, knowledge_fallback, panels, rooms
 from django.conf import settings
 from groundwork import metrics
 from groundwork.channel_layer import group_send_except
@@ -274,7 +274,7 @@ class RoomConsumer(GroundworkConsumer):
             await self.broadcast({"type": "room.catchup", "last_seq": message.seq, "from": self.channel_name})
         if needs_knowledge and knowledge.knowledge_in_celery():
             # Retrieved here if no worker starts it in time (a worker outage): knowledge.py.
-            knowledge.fallback_schedule(message_id=message.pk, publish=self.broadcast_knowledge)
+            knowledge_fallback.fallback_schedule(message_id=message.pk, publish=self.broadcast_knowledge)
             return
         if not needs_knowledge:
             return

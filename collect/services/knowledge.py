@@ -6,20 +6,16 @@ Where it runs: GROUNDWORK_KNOWLEDGE_MODE = "process" (the chat process's thread 
 (the `default` queue; the knowledge frames are published to the room's group from the worker) or
 "auto" (default): Celery when a broker is configured, else in-process.
 
-With Celery, a worker outage must not leave the wizard without a panel: fallback_schedule has the
-chat process retrieve a message itself when no worker has started it within
-GROUNDWORK_KNOWLEDGE_DEADLINE_S (knowledge_claims.py decides who retrieves)."""
+With Celery, a worker outage must not leave the wizard without a panel: knowledge_fallback.py has
+the chat process retrieve a message itself when no worker has started it within
+GROUNDWORK_KNOWLEDGE_DEADLINE_S."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.db import close_old_connections
 
 from django.conf import settings
 from django.utils import timezone
@@ -27,10 +23,8 @@ from django.utils import timezone
 from collect.models import Message
 from collect.protocols import get_protocol
 from collect.services import rooms
-from collect.services.knowledge_claims import BUSY, claim_take_for_fallback
 from groundwork.batching import Batcher
 from retrieval.rerank import rerank_timeout_s
-from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
 
@@ -112,72 +106,3 @@ def room_knowledge_repair(*, room_id: Any) -> dict[str, dict[str, Any]]:
         else:
             knowledge.update(rooms.message_after(message_id=message_id).knowledge)
     return knowledge
-
-
-Publish = Callable[[dict[str, dict[str, Any]]], Awaitable[None]]
-_fallbacks: set[asyncio.Task] = set()  # kept referenced until done
-
-
-# Deadlines a chat process waits for a worker that is busy (it started a task lately) before it
-# retrieves the message itself all the same.
-BUSY_WORKER_WAITS = 4
-
-
-def fallback_schedule(*, message_id: int, publish: Publish) -> asyncio.Task | None:
-    """Celery mode, on the chat process's event loop, after the message's retrieval was queued: if
-    no worker has started it GROUNDWORK_KNOWLEDGE_DEADLINE_S later, retrieve it here and hand the
-    knowledge frames (role -> frame) to `publish` (the consumer's broadcast_knowledge, which also
-    queues the rerank). While a worker is busy (it started a task lately) the chat process waits
-    up to BUSY_WORKER_WAITS deadlines for it. Costs nothing until the deadline and one claim round
-    trip then (two when it retrieves)."""
-    deadline = settings.KNOWLEDGE_DEADLINE_S
-    if deadline <= 0:
-        return None
-    task = asyncio.get_running_loop().create_task(_fallback(message_id, deadline, publish))
-    _fallbacks.add(task)
-    task.add_done_callback(_fallbacks.discard)
-    return task
-
-
-def _still_lacking(message_id: int) -> bool:
-    close_old_connections()
-    try:
-        return Message.objects.filter(pk=message_id, retrieved_passages__isnull=True).exists()
-    finally:
-        close_old_connections()
-
-
-def _retrieve(message_id: int) -> rooms.After:
-    close_old_connections()
-    try:
-        return rooms.message_after(message_id=message_id)
-    finally:
-        close_old_connections()
-
-
-async def _fallback(message_id: int, deadline: float, publish: Publish) -> None:
-    waited = 0.0
-    for wait in range(1, BUSY_WORKER_WAITS + 1):
-        await asyncio.sleep(deadline)
-        waited += deadline
-        claimed = await claim_take_for_fallback(message_id, wait_for_busy_worker=wait < BUSY_WORKER_WAITS)
-        if claimed != BUSY:
-            break
-    if claimed is False:
-        return  # a worker started it (the normal case)
-    # Threads of the pool, not the event loop: retrieval is slow, and not the serialised database
-    # thread either, so other rooms' messages are not held up behind it.
-    if claimed is None and not await sync_to_async(_still_lacking, thread_sensitive=False)(message_id):
-        return
-    try:
-        after = await sync_to_async(_retrieve, thread_sensitive=False)(message_id)
-    except Message.DoesNotExist:
-        return
-    except IndexNotBuilt as error:
-        log.error("message %s: %s", message_id, error)
-        return
-    except Exception:
-        log.exception("message %s: retrieval failed here too; the knowledge sweep will try again", message_id)
-        return
-    log.warning("message %s: no worker started its retrieval within %.1f s; the chat process retrieved it", message_id, waited)
-    await publish(after.knowledge)

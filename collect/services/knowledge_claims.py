@@ -29,7 +29,6 @@ ASYNC_CONNECTIONS = 20
 WORKER_SEEN_S = 5
 WORKER = "worker"
 FALLBACK = "fallback"
-BUSY = "busy"
 
 _sync_client: Any = None
 _sync_pid = 0
@@ -95,26 +94,40 @@ def claims_take_for_worker(message_ids: list[int], *, task_id: str) -> list[int]
     return [m for m, holder in zip(message_ids, replies[2::2]) if holder == owner]
 
 
-async def claim_take_for_fallback(message_id: int, *, wait_for_busy_worker: bool = False) -> bool | str | None:
-    """True: the chat process now holds the claim (no worker started the message); False: someone
-    else does; BUSY (with `wait_for_busy_worker`): nobody has it yet, but a worker started a task
-    within WORKER_SEEN_S, so the queue is slow rather than unserved; None: no claims here (no Redis,
-    or Redis unreachable), decide by the database."""
+async def claims_check_for_fallback(message_ids: list[int]) -> tuple[list[bool], bool] | None:
+    """For messages past their deadline, one pipelined round trip: whether each is claimed (a worker
+    started it, the normal case), and whether any worker started a task within WORKER_SEEN_S (the
+    queue is slow rather than unserved). None: no claims here (no Redis, or Redis unreachable);
+    the database decides."""
     if not claims_enabled():
         return None
     try:
-        client = _client_async()
-        if wait_for_busy_worker:
-            held, seen = await client.pipeline(transaction=False).exists(claim_key(message_id)).exists(worker_seen_key()).execute()
-            if held:
-                return False
-            if seen:
-                return BUSY
-        taken = await client.set(claim_key(message_id), f"{FALLBACK}:{os.getpid()}", nx=True, ex=CLAIM_TTL_S)
+        pipe = _client_async().pipeline(transaction=False)
+        pipe.exists(worker_seen_key())
+        for message_id in message_ids:
+            pipe.exists(claim_key(message_id))
+        seen, *held = await pipe.execute()
     except Exception as error:  # noqa: BLE001 - any Redis failure: the database decides
-        log.warning("message %s: knowledge claim unavailable (%s)", message_id, error)
+        log.warning("knowledge claims unavailable (%s); the database decides", error)
         return None
-    return bool(taken)
+    return [bool(h) for h in held], bool(seen)
+
+
+async def claims_take_for_fallback(message_ids: list[int]) -> list[bool] | None:
+    """Take the claims for the chat process, one pipelined round trip: True where it now holds the
+    claim (no worker started the message), False where someone else does. None as above."""
+    if not claims_enabled():
+        return None
+    owner = f"{FALLBACK}:{os.getpid()}"
+    try:
+        pipe = _client_async().pipeline(transaction=False)
+        for message_id in message_ids:
+            pipe.set(claim_key(message_id), owner, nx=True, ex=CLAIM_TTL_S)
+        taken = await pipe.execute()
+    except Exception as error:  # noqa: BLE001 - any Redis failure: the database decides
+        log.warning("knowledge claims unavailable (%s); the database decides", error)
+        return None
+    return [bool(t) for t in taken]
 
 
 def claim_release(message_id: int) -> None:

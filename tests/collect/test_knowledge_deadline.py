@@ -5,6 +5,7 @@ against the fallback and against another task, but not against the redelivery of
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
@@ -13,7 +14,7 @@ from channels.db import database_sync_to_async
 
 from collect.models import Message
 from collect.protocols import wow
-from collect.services import knowledge, rooms
+from collect.services import knowledge_fallback, rooms
 from collect.services.knowledge_claims import claim_holder, claim_release, claims_take_for_worker
 from tests.collect.conftest import PairedRoom, make_room
 
@@ -46,7 +47,7 @@ class Published:
 
 async def fallback(message_id: int) -> Published:
     published = Published()
-    task = knowledge.fallback_schedule(message_id=message_id, publish=published)
+    task = knowledge_fallback.fallback_schedule(message_id=message_id, publish=published)
     assert task is not None
     await task
     return published
@@ -74,7 +75,7 @@ async def test_without_redis_a_message_already_retrieved_is_left_alone(chatting:
 
 def test_the_deadline_zero_turns_the_fallback_off(settings) -> None:
     settings.KNOWLEDGE_DEADLINE_S = 0
-    assert knowledge.fallback_schedule(message_id=1, publish=Published()) is None
+    assert knowledge_fallback.fallback_schedule(message_id=1, publish=Published()) is None
 
 
 @pytest.mark.services
@@ -104,3 +105,25 @@ class TestClaims:
         finally:
             for message_id in ids:
                 claim_release(message_id)
+
+    async def test_messages_due_together_are_decided_with_one_round_trip(self, settings, monkeypatch) -> None:
+        """The claims of messages stored moments apart are checked together, not one by one."""
+        settings.KNOWLEDGE_DEADLINE_S = 0.2
+        ids = [2_000_000_011 + i for i in range(5)]
+        checks: list[list[int]] = []
+        check = knowledge_fallback.claims_check_for_fallback
+
+        async def counted(message_ids: list[int]) -> Any:
+            checks.append(list(message_ids))
+            return await check(message_ids)
+
+        monkeypatch.setattr(knowledge_fallback, "claims_check_for_fallback", counted)
+        published = Published()
+        try:
+            assert await database_sync_to_async(claims_take_for_worker)(ids, task_id="t5") == ids
+            decisions = [knowledge_fallback.fallback_schedule(message_id=m, publish=published) for m in ids]
+            await asyncio.wait_for(asyncio.gather(*decisions), timeout=60)
+        finally:
+            for message_id in ids:
+                await database_sync_to_async(claim_release)(message_id)
+        assert checks == [ids] and published.frames == []

@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 
 from collect.models import Message
 from collect.protocols import wow
-from collect.services import knowledge, rooms
+from collect.services import knowledge_fallback, rooms
 from collect.services.knowledge_claims import claim_holder
 from tests.collect.conftest import PairedRoom, make_room
 from tests.collect.nodes import node_env
@@ -81,24 +81,19 @@ async def apprentice_turn(chatting: PairedRoom, wizard, apprentice, n: int) -> t
             return panel, time.monotonic() - sent
 
 
-async def fallbacks_settled() -> None:
-    """Every fallback this process scheduled has made its decision (retrieve or leave it)."""
-    await asyncio.wait_for(asyncio.gather(*list(knowledge._fallbacks)), timeout=60)
-
-
 def stored(chatting: PairedRoom) -> list[Message]:
     return list(Message.objects.filter(room=chatting.room).order_by("seq"))
 
 
 async def test_with_no_worker_every_wizard_turn_gets_its_panel(chatting: PairedRoom, celery_mode, caplog) -> None:
-    caplog.set_level(logging.WARNING, logger="collect.services.knowledge")
+    caplog.set_level(logging.WARNING, logger="collect.services.knowledge_fallback")
     path = f"/ws/room/{chatting.room.id}/"
     wizard, apprentice = await connect(path, chatting.wizard.cookie), await connect(path, chatting.apprentice.cookie)
     for n in range(3):
         panel, waited = await apprentice_turn(chatting, wizard, apprentice, n)
         assert any(p["source"] == "partner" for p in panel["passages"])
         assert waited < 15, f"turn {n}: the panel took {waited:.1f} s"
-    await fallbacks_settled()
+    await knowledge_fallback.fallbacks_settled()
     messages = await database_sync_to_async(stored)(chatting)
     assert len(messages) == 6 and all(m.retrieved_passages is not None for m in messages)
     holders = await database_sync_to_async(lambda: [claim_holder(m.pk) for m in messages])()
@@ -109,7 +104,7 @@ async def test_with_no_worker_every_wizard_turn_gets_its_panel(chatting: PairedR
 
 
 async def test_a_worker_stopped_mid_dialogue(chatting: PairedRoom, celery_mode, index_dir: Path, tmp_path: Path, caplog) -> None:
-    caplog.set_level(logging.WARNING, logger="collect.services.knowledge")
+    caplog.set_level(logging.WARNING, logger="collect.services.knowledge_fallback")
     worker = await asyncio.to_thread(Worker, index_dir, tmp_path / "worker.log")
     path = f"/ws/room/{chatting.room.id}/"
     wizard, apprentice = await connect(path, chatting.wizard.cookie), await connect(path, chatting.apprentice.cookie)
@@ -117,7 +112,7 @@ async def test_a_worker_stopped_mid_dialogue(chatting: PairedRoom, celery_mode, 
         # Worker healthy: it retrieves every message, and the chat process leaves them to it.
         for n in range(2):
             await apprentice_turn(chatting, wizard, apprentice, n)
-        await fallbacks_settled()
+        await knowledge_fallback.fallbacks_settled()
         messages = await database_sync_to_async(stored)(chatting)
         holders = await database_sync_to_async(lambda: [claim_holder(m.pk) for m in messages])()
         assert len(holders) == 4 and all(h is not None and h.startswith("worker:") for h in holders), holders
@@ -128,7 +123,7 @@ async def test_a_worker_stopped_mid_dialogue(chatting: PairedRoom, celery_mode, 
         for n in range(2, 4):
             panel, waited = await apprentice_turn(chatting, wizard, apprentice, n)
             assert waited < 15, f"turn {n}: the panel took {waited:.1f} s"
-        await fallbacks_settled()
+        await knowledge_fallback.fallbacks_settled()
         messages = await database_sync_to_async(stored)(chatting)
         assert len(messages) == 8 and all(m.retrieved_passages is not None for m in messages)
         holders = await database_sync_to_async(lambda: [claim_holder(m.pk) for m in messages[4:]])()
@@ -144,7 +139,7 @@ async def test_a_busy_worker_is_waited_for_a_while_and_then_not(chatting: Paired
     BUSY_WORKER_WAITS deadlines) rather than retrieving as well; a worker gone quiet is not."""
     from collect.services.knowledge_claims import claims_take_for_worker
 
-    caplog.set_level(logging.WARNING, logger="collect.services.knowledge")
+    caplog.set_level(logging.WARNING, logger="collect.services.knowledge_fallback")
     settings.KNOWLEDGE_DEADLINE_S = 0.5
 
     def posted(client_id: str) -> int:
@@ -161,7 +156,7 @@ async def test_a_busy_worker_is_waited_for_a_while_and_then_not(chatting: Paired
     # A worker started a task just now (another message), then starts this one after two deadlines.
     await database_sync_to_async(claims_take_for_worker)([10**9], task_id="busy")
     first = await database_sync_to_async(posted)("w1")
-    waiting = knowledge.fallback_schedule(message_id=first, publish=publish)
+    waiting = knowledge_fallback.fallback_schedule(message_id=first, publish=publish)
     await asyncio.sleep(1.2)
     assert not waiting.done()  # past its deadline, still waiting for the busy worker
     assert await database_sync_to_async(claims_take_for_worker)([first], task_id="late") == [first]
@@ -171,11 +166,11 @@ async def test_a_busy_worker_is_waited_for_a_while_and_then_not(chatting: Paired
     # The worker stays busy but never starts the next one: retrieved here after BUSY_WORKER_WAITS deadlines.
     second = await database_sync_to_async(posted)("a1")
     started = time.monotonic()
-    waiting = knowledge.fallback_schedule(message_id=second, publish=publish)
+    waiting = knowledge_fallback.fallback_schedule(message_id=second, publish=publish)
     while not waiting.done():
         await database_sync_to_async(claims_take_for_worker)([10**9 + 1], task_id="busy")  # busy with others
         await asyncio.sleep(0.2)
-    assert time.monotonic() - started >= knowledge.BUSY_WORKER_WAITS * 0.5
+    assert time.monotonic() - started >= knowledge_fallback.BUSY_WORKER_WAITS * 0.5
     assert len(published) == 1 and await database_sync_to_async(claim_holder)(second) == f"fallback:{os.getpid()}"
     assert [r.getMessage() for r in caplog.records if FALLBACK_LOG in r.getMessage()] == [
         f"message {second}: no worker started its retrieval within 2.0 s; the chat process retrieved it"
