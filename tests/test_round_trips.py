@@ -163,3 +163,68 @@ def test_on_postgresql_a_prepared_statement_is_parsed_once_by_the_server_and_its
         prepared = [row[0] for row in cursor.fetchall()]
     assert len([text for text in prepared if text.startswith("UPDATE") and "end_reason" in text]) == 1
     assert not [text for text in prepared if text.startswith("SELECT") and "end_reason" in text]  # the ad hoc read
+
+
+def _visible_elsewhere(message_id: int) -> bool:
+    """Whether another connection (another thread's) sees the message: it was committed."""
+    found: list[bool] = []
+
+    def look() -> None:
+        try:
+            found.append(Message.objects.filter(pk=message_id).exists())
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=look)
+    thread.start()
+    thread.join()
+    return found[0]
+
+
+def _unsaved_message(room: Room, seq: int, client_id: str) -> Message:
+    seat = Assignment.objects.filter(room=room).first()
+    return Message(room=room, seq=seq, sender=seat, role=seat.role, client_id=client_id, text=f"message {seq}")
+
+
+@on_postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_insert_that_ends_the_transaction_commits_it_with_the_insert():
+    room = make_room(make_campaign())
+    hooks: list[str] = []
+    with transaction.atomic():
+        Room.objects.filter(pk=room.pk).update(end_reason="in the same transaction")
+        transaction.on_commit(lambda: hooks.append("ran"))
+        message = _unsaved_message(room, 1, "c1")
+        insert(message, commit=True)
+        assert _visible_elsewhere(message.pk)  # committed already, before the block's end
+        assert hooks == []  # Django's own commit, at the block's end, runs them
+    assert hooks == ["ran"]
+    assert Room.objects.get(pk=room.pk).end_reason == "in the same transaction"
+    insert(_unsaved_message(room, 2, "c2"), commit=True)  # outside a block: autocommit, as save()
+    assert Message.objects.filter(room=room).count() == 2
+
+
+@on_postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_insert_that_would_end_the_transaction_rolls_it_back():
+    room = make_room(make_campaign())
+    insert(_unsaved_message(room, 1, "c1"))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Room.objects.filter(pk=room.pk).update(end_reason="rolled back")
+        insert(_unsaved_message(room, 2, "c1"), commit=True)  # the same client_id
+    assert Room.objects.get(pk=room.pk).end_reason == ""
+    insert(_unsaved_message(room, 2, "c2"), commit=True)  # the connection is usable again
+    assert list(Message.objects.filter(room=room).order_by("seq").values_list("client_id", flat=True)) == ["c1", "c2"]
+
+
+@on_postgres
+@pytest.mark.django_db(transaction=True)
+def test_inside_a_savepoint_the_insert_leaves_the_commit_to_the_outer_block():
+    room = make_room(make_campaign())
+    with pytest.raises(RuntimeError), transaction.atomic():
+        with transaction.atomic():
+            message = _unsaved_message(room, 1, "c1")
+            insert(message, commit=True)
+        assert not _visible_elsewhere(message.pk)
+        raise RuntimeError("the outer block fails")
+    assert not Message.objects.filter(room=room).exists()
