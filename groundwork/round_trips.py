@@ -159,11 +159,8 @@ class Bound:
         return Compiled(text, [p.bind(self.values, connection) if isinstance(p, Param) else p for p in params], result)
 
 
-def run_together(*statements: Statement | Bound, using: str = "default", commit: bool = False) -> list[Any]:
-    """Each statement's result, in order. Run inside the caller's transaction, if any. With
-    `commit`, that transaction ends with these statements: on PostgreSQL, in the outermost atomic
-    block, its COMMIT goes in the same round trip, and Django's commit at the block's end finds
-    nothing left to do. The caller must do nothing else in the transaction after this."""
+def run_together(*statements: Statement | Bound, using: str = "default") -> list[Any]:
+    """Each statement's result, in order. Run inside the caller's transaction, if any."""
     connection = connections[using]
     compiled = [statement.compile(connection) for statement in statements]
     if connection.vendor != "postgresql":
@@ -179,10 +176,9 @@ def run_together(*statements: Statement | Bound, using: str = "default", commit:
     connection.ensure_connection()
     raw = connection.connection
     started = time.monotonic()
-    commit = commit and _outermost_transaction(connection)
     with connection.wrap_database_errors:
         cursors = []
-        with raw.pipeline() if len(compiled) > 1 or commit else nullcontext():
+        with raw.pipeline() if len(compiled) > 1 else nullcontext():
             for statement, (text, params, _result) in zip(statements, compiled):
                 # Django's cursors quote every value into the SQL text in Python (a wizard's
                 # message carries its whole knowledge panel); these send the values apart, and a
@@ -190,8 +186,6 @@ def run_together(*statements: Statement | Bound, using: str = "default", commit:
                 cursor = psycopg.Cursor(raw)
                 cursor.execute(text, params, prepare=isinstance(statement, Bound))
                 cursors.append(cursor)
-            if commit:
-                raw.commit()  # queued behind the statements; skipped by the server if one failed
         results = [c.result(cursor) for c, cursor in zip(compiled, cursors)]
     if connection.queries_logged:
         # Kept in connection.queries like any other statement (DEBUG, assertNumQueries).
@@ -201,19 +195,12 @@ def run_together(*statements: Statement | Bound, using: str = "default", commit:
     return results
 
 
-def _outermost_transaction(connection: Any) -> bool:
-    """In Django's outermost atomic block (not a savepoint inside another, as a test's), with
-    nothing marked for rollback: a COMMIT sent now is the one Django would send at its end."""
-    return connection.in_atomic_block and connection.commit_on_exit and not connection.savepoint_ids and not connection.needs_rollback
-
-
 _INSERTS: dict[type[Model], Prepared] = {}
 
 
-def insert(obj: Model, *, using: str = "default", commit: bool = False) -> None:
+def insert(obj: Model, *, using: str = "default") -> None:
     """`obj.save()` of a new object, its INSERT compiled once per model and connection. A model
-    with a save() of its own or pre/post_save receivers is saved by save() instead. `commit`: the
-    insert ends the caller's transaction (run_together)."""
+    with a save() of its own or pre/post_save receivers is saved by save() instead."""
     model = type(obj)
     if model.save is not Model.save or pre_save.has_listeners(model) or post_save.has_listeners(model):
         obj.save(force_insert=True, using=using)
@@ -221,6 +208,6 @@ def insert(obj: Model, *, using: str = "default", commit: bool = False) -> None:
     prepared = _INSERTS.get(model) or _INSERTS.setdefault(model, Prepared(lambda: Insert(model)))
     meta = model._meta
     values = {f.attname: f.pre_save(obj, True) for f in meta.concrete_fields if f is not meta.auto_field}
-    [obj.pk] = run_together(prepared(**values), using=using, commit=commit)
+    [obj.pk] = run_together(prepared(**values), using=using)
     obj._state.adding = False
     obj._state.db = using

@@ -98,11 +98,9 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
         raise ProtocolError("not_your_turn", protocol.out_of_turn(role=assignment.role, count=count))
     fields = protocol.message_fields(room=room, assignment=assignment, frame=frame, count=count, recent=recent)
     message = Message(room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields)
+    insert(message)
     # Turns alternate, so after the second speaker's message both have spoken (count + 1) / 2 turns.
-    last = message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit
-    # Most messages end their transaction with the insert: its COMMIT rides in the same round trip.
-    insert(message, commit=not last)
-    if last:
+    if message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit:
         _end(room, status=RoomStatus.RATING, reason="turn limit reached")
     return message
 
