@@ -59,6 +59,46 @@ def own_cpu() -> float:
     return usage.user + usage.system
 
 
+ROLES = ("Celery workers", "PostgreSQL", "Redis")
+
+
+def _role(pid: str) -> str | None:
+    """Which of ROLES a process is, by its command line (any PostgreSQL and Redis on the machine)."""
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text().strip()  # PostgreSQL rewrites its command lines
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    if name == "postgres":
+        return "PostgreSQL"
+    if name == "redis-server":
+        return "Redis"
+    if b"worker" in argv and any(Path(arg.decode(errors="replace")).name == "celery" for arg in argv[:3]):
+        return "Celery workers"
+    return None
+
+
+def role_cpu() -> dict[int, tuple[str, float]]:
+    """Each process of ROLES: (role, CPU seconds so far)."""
+    found = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and (role := _role(entry.name)) is not None:
+            try:
+                found[int(entry.name)] = (role, cpu_seconds([int(entry.name)]))
+            except (OSError, IndexError):
+                continue  # gone meanwhile
+    return found
+
+
+def role_window(start: dict[int, tuple[str, float]], end: dict[int, tuple[str, float]]) -> dict[str, float]:
+    """CPU seconds per role between two role_cpu() readings; a process started meanwhile counts
+    whole, one that ended meanwhile is missed."""
+    spent = dict.fromkeys(ROLES, 0.0)
+    for pid, (role, seconds) in end.items():
+        spent[role] += seconds - start.get(pid, (role, 0.0))[1]
+    return spent
+
+
 def readings(pids: list[int]) -> dict[str, float]:
     """What a measured window is taken between: the time, the servers' CPU, the machine's, this process's."""
     busy, steal = machine_cpu()
@@ -218,9 +258,10 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
         worker.stats.delivery_ms.clear()
         worker.stats.knowledge_wait_ms.clear()
         worker.stats.knowledge_missed = 0
-    start = readings(pids)
+    start, roles_start = readings(pids), role_cpu()
     await asyncio.sleep(args.duration)
     measured = window(start, readings(pids))
+    roles = role_window(roles_start, role_cpu())
     acks = [ms for worker in workers for ms in worker.stats.ack_ms]
     deliveries = [ms for worker in workers for ms in worker.stats.delivery_ms]
     knowledge = [ms for worker in workers for ms in worker.stats.knowledge_wait_ms]
@@ -244,7 +285,7 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     return {**measured, "messages": len(acks), "acks": acks, "deliveries": deliveries, "unacked": unacked,
             "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
             "reconnects": sum(worker.stats.reconnects for worker in workers),
-            "knowledge": knowledge, "knowledge_missed": knowledge_missed}
+            "knowledge": knowledge, "knowledge_missed": knowledge_missed, "roles": roles, "rooms": args.rooms}
 
 
 def check_stored(workers: list) -> tuple[int, int]:
@@ -336,7 +377,16 @@ def report(name: str, result: dict) -> float:
     print(f"  machine         {busy:.2f} of {os.cpu_count()} cores busy: chat processes {chat:.2f}, this load "
           f"generator {own:.2f}, the rest {busy - chat - own:.2f} (workers, PostgreSQL, Redis, anything else); "
           f"{steal:.2f} taken by the hypervisor")
+    if "roles" in result:
+        # What one core of each role carries at this pace: what another machine's core would add.
+        cores = {"chat processes": chat, **{role: cpu / result["seconds"] for role, cpu in result["roles"].items()}}
+        print("  cores by role   " + ", ".join(f"{role} {used:.2f}" for role, used in cores.items()))
+        print("  rooms per core  " + ", ".join(f"{role} {rooms_per_core(result['rooms'], used)}" for role, used in cores.items()))
     return per_message
+
+
+def rooms_per_core(rooms: int, cores: float) -> str:
+    return f"{rooms / cores:.0f}" if cores > 0.005 else "n/a"
 
 
 def main() -> None:
