@@ -63,7 +63,7 @@ ROLES = ("Celery workers", "PostgreSQL", "Redis")
 
 
 def _role(pid: str) -> str | None:
-    """Which of ROLES a process is, by its command line (any PostgreSQL and Redis on the machine)."""
+    """Which of ROLES a process is, by its name or command line (any PostgreSQL and Redis on the machine)."""
     try:
         name = Path(f"/proc/{pid}/comm").read_text().strip()  # PostgreSQL rewrites its command lines
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")

@@ -273,7 +273,7 @@ class RoomConsumer(GroundworkConsumer):
             metrics.ACK_SECONDS.observe(metrics.since(received))
             await self.broadcast({"type": "room.catchup", "last_seq": message.seq, "from": self.channel_name})
         if needs_knowledge and knowledge.knowledge_in_celery():
-            # Retrieved here if no worker starts it in time (a worker outage): knowledge.py.
+            # Retrieved here if no worker starts it in time (a worker outage): knowledge_fallback.py.
             knowledge_fallback.fallback_schedule(message_id=message.pk, publish=self.broadcast_knowledge)
             return
         if not needs_knowledge:

@@ -16,7 +16,6 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-
 from django.conf import settings
 from django.utils import timezone
 

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import os
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -94,40 +95,48 @@ def claims_take_for_worker(message_ids: list[int], *, task_id: str) -> list[int]
     return [m for m, holder in zip(message_ids, replies[2::2]) if holder == owner]
 
 
-async def claims_check_for_fallback(message_ids: list[int]) -> tuple[list[bool], bool] | None:
-    """For messages past their deadline, one pipelined round trip: whether each is claimed (a worker
-    started it, the normal case), and whether any worker started a task within WORKER_SEEN_S (the
-    queue is slow rather than unserved). None: no claims here (no Redis, or Redis unreachable);
-    the database decides."""
+async def _pipelined(queue: Callable[[Any], None]) -> list[Any] | None:
+    """The replies to the commands `queue` adds to a pipeline, in one round trip on this event
+    loop's client. None: no claims here (no Redis, or Redis unreachable); the database decides."""
     if not claims_enabled():
         return None
     try:
         pipe = _client_async().pipeline(transaction=False)
-        pipe.exists(worker_seen_key())
-        for message_id in message_ids:
-            pipe.exists(claim_key(message_id))
-        seen, *held = await pipe.execute()
+        queue(pipe)
+        return await pipe.execute()
     except Exception as error:  # noqa: BLE001 - any Redis failure: the database decides
         log.warning("knowledge claims unavailable (%s); the database decides", error)
         return None
+
+
+async def claims_check_for_fallback(message_ids: list[int]) -> tuple[list[bool], bool] | None:
+    """For messages past their deadline, one pipelined round trip: whether each is claimed (a worker
+    started it, the normal case), and whether any worker started a task within WORKER_SEEN_S (the
+    queue is slow rather than unserved). None as _pipelined."""
+
+    def queue(pipe: Any) -> None:
+        pipe.exists(worker_seen_key())
+        for message_id in message_ids:
+            pipe.exists(claim_key(message_id))
+
+    replies = await _pipelined(queue)
+    if replies is None:
+        return None
+    seen, *held = replies
     return [bool(h) for h in held], bool(seen)
 
 
 async def claims_take_for_fallback(message_ids: list[int]) -> list[bool] | None:
     """Take the claims for the chat process, one pipelined round trip: True where it now holds the
-    claim (no worker started the message), False where someone else does. None as above."""
-    if not claims_enabled():
-        return None
+    claim (no worker started the message), False where someone else does. None as _pipelined."""
     owner = f"{FALLBACK}:{os.getpid()}"
-    try:
-        pipe = _client_async().pipeline(transaction=False)
+
+    def queue(pipe: Any) -> None:
         for message_id in message_ids:
             pipe.set(claim_key(message_id), owner, nx=True, ex=CLAIM_TTL_S)
-        taken = await pipe.execute()
-    except Exception as error:  # noqa: BLE001 - any Redis failure: the database decides
-        log.warning("knowledge claims unavailable (%s); the database decides", error)
-        return None
-    return [bool(t) for t in taken]
+
+    replies = await _pipelined(queue)
+    return None if replies is None else [bool(t) for t in replies]
 
 
 def claim_release(message_id: int) -> None:

@@ -40,6 +40,7 @@ BUSY_WORKER_WAITS = 4
 GATHER_S = 0.25
 
 _decisions: set[asyncio.Future] = set()  # every undecided message's future, kept referenced until done
+_retrievals: set[asyncio.Task] = set()  # the event loop keeps only weak references to tasks
 
 
 @dataclass
@@ -59,20 +60,24 @@ class _Queue:
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
-        while self.items:
-            wait = self.items[0].at - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait + GATHER_S)
-            now = loop.time()
-            batch = []
-            while self.items and self.items[0].at <= now:
-                batch.append(self.items.popleft())
-            try:
-                await self._decide(batch)
-            except Exception:
-                log.exception("knowledge fallback: deciding %d messages failed; the knowledge sweep will find them", len(batch))
-                for due in batch:
-                    _settle(due)
+        try:
+            while self.items:
+                wait = self.items[0].at - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait + GATHER_S)
+                now = loop.time()
+                batch = []
+                while self.items and self.items[0].at <= now:
+                    batch.append(self.items.popleft())
+                try:
+                    await self._decide(batch)
+                except Exception:
+                    log.exception("knowledge fallback: deciding %d messages failed; the knowledge sweep will find them", len(batch))
+                    for due in batch:
+                        _settle(due)
+        finally:
+            # Nothing left that refers to the loop, so _queues can let it go once it is closed.
+            self.task = None
 
     async def _decide(self, batch: list[_Due]) -> None:
         checked = await claims_check_for_fallback([due.message_id for due in batch])
@@ -128,7 +133,7 @@ def fallback_schedule(*, message_id: int, publish: Publish) -> asyncio.Future | 
 
 
 async def fallbacks_settled(timeout: float = 60) -> None:
-    """Until every message scheduled on this loop has been decided (for tests and shutdown)."""
+    """Until every message this process scheduled has been decided (for tests and shutdown)."""
     await asyncio.wait_for(asyncio.gather(*list(_decisions)), timeout=timeout)
 
 
@@ -139,6 +144,8 @@ def _settle(due: _Due) -> None:
 
 def _retrieve_soon(due: _Due, *, by_database: bool) -> None:
     task = asyncio.get_running_loop().create_task(_retrieve_here(due, by_database=by_database))
+    _retrievals.add(task)
+    task.add_done_callback(_retrievals.discard)
     task.add_done_callback(lambda _: _settle(due))
 
 

@@ -47,9 +47,9 @@ class Published:
 
 async def fallback(message_id: int) -> Published:
     published = Published()
-    task = knowledge_fallback.fallback_schedule(message_id=message_id, publish=published)
-    assert task is not None
-    await task
+    decided = knowledge_fallback.fallback_schedule(message_id=message_id, publish=published)
+    assert decided is not None
+    await decided
     return published
 
 
