@@ -88,6 +88,20 @@ class Read:
 
 
 @dataclass(frozen=True)
+class Written:
+    """SQL the ORM cannot write (an UPDATE … FROM … RETURNING): `sql(connection)` gives its text
+    and parameters (`Param`s where values go), and its rows, which have the columns of `like` (a
+    `values_list` queryset) in the same order, are converted as `Read` converts like's."""
+
+    sql: Callable[[Any], tuple[str, list[Any]]]
+    like: QuerySet
+
+    def compile(self, connection: Any) -> Compiled:
+        text, params = self.sql(connection)
+        return Compiled(text, params, Read(self.like).compile(connection).result)
+
+
+@dataclass(frozen=True)
 class Update:
     """`queryset.update(**values)`: the number of rows it changed."""
 
@@ -127,7 +141,7 @@ class Insert:
         return Compiled(text, params, result)
 
 
-Statement = Union[Read, Update, Insert]
+Statement = Union[Read, Written, Update, Insert]
 
 
 class Prepared:

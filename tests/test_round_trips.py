@@ -13,7 +13,7 @@ from django.db import IntegrityError, connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from collect.models import Assignment, Campaign, Message, Room
-from groundwork.round_trips import Param, Prepared, Read, Update, insert, run_together
+from groundwork.round_trips import Param, Prepared, Read, Update, Written, insert, run_together
 from tests.factories import add_message, make_campaign, make_room
 
 on_postgres = pytest.mark.skipif(
@@ -163,3 +163,23 @@ def test_on_postgresql_a_prepared_statement_is_parsed_once_by_the_server_and_its
         prepared = [row[0] for row in cursor.fetchall()]
     assert len([text for text in prepared if text.startswith("UPDATE") and "end_reason" in text]) == 1
     assert not [text for text in prepared if text.startswith("SELECT") and "end_reason" in text]  # the ad hoc read
+
+
+@on_postgres
+@pytest.mark.django_db
+def test_written_sql_is_converted_as_its_like_queryset():
+    room = make_room(make_campaign())
+    add_message(room, "wizard", "one", retrieved_passages=[{"A": ["a."]}])
+    like = Message.objects.values_list("seq", "retrieved_passages", "created")
+
+    def sql(connection):
+        qn = connection.ops.quote_name
+        table = qn(Message._meta.db_table)
+        return (f"UPDATE {table} SET {qn('text')} = %s WHERE {qn('room_id')} = %s "
+                f"RETURNING {qn('seq')}, {qn('retrieved_passages')}, {qn('created')}"), [Param("text", Message._meta.get_field("text")), ROOM_ID]
+
+    written = Prepared(lambda: Written(sql, like))
+    [rows] = run_together(written(room=room.pk, text="rewritten"))
+    assert rows == list(like.filter(room=room))  # the JSON decoded, the time zone-aware datetime as the ORM gives it
+    assert rows[0][1] == [{"A": ["a."]}]
+    assert Message.objects.get(room=room).text == "rewritten"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.db.models import Model
 from django.utils import timezone
 
@@ -17,7 +17,7 @@ from collect.models import ActionReceipt, Assignment, Campaign, Message, Room, R
 from collect.protocols import get_protocol
 from collect.protocols.base import Effect
 from collect.recent import RECENT, ROOM_ID, recent_messages
-from groundwork.round_trips import Param, Prepared, Read, Update, insert, run_together
+from groundwork.round_trips import Param, Prepared, Read, Update, Written, insert, run_together
 from retrieval.models import KnowledgeSource
 
 @dataclass(frozen=True)
@@ -106,21 +106,45 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
 
 
 # What a message needs of its room; the saved reranked panels are left out (not read here).
-_ROOM_FIELDS = tuple(f.attname for f in Room._meta.concrete_fields if f.name != "knowledge_reranked")
+_ROOM_COLUMNS = tuple(f for f in Room._meta.concrete_fields if f.name != "knowledge_reranked")
+_ROOM_FIELDS = tuple(f.attname for f in _ROOM_COLUMNS)
 _CAMPAIGN_FIELDS = tuple(f.attname for f in Campaign._meta.concrete_fields)
-_LOCK = Prepared(lambda: Update(Room.objects.filter(pk=ROOM_ID), {"activity_at": Param("now", Room._meta.get_field("activity_at"))}))
+_ACTIVITY_AT = Room._meta.get_field("activity_at")
+_LOCK = Prepared(lambda: Update(Room.objects.filter(pk=ROOM_ID), {"activity_at": Param("now", _ACTIVITY_AT)}))
 _ROOM = Prepared(lambda: Read(Room.objects.filter(pk=ROOM_ID).values_list(*_ROOM_FIELDS)))
 _CAMPAIGN = Prepared(lambda: Read(Campaign.objects.filter(rooms=ROOM_ID).values_list(*_CAMPAIGN_FIELDS)))
+
+
+def _locked_room_sql(connection: Any) -> tuple[str, list[Any]]:
+    """_LOCK, _ROOM and _CAMPAIGN as one PostgreSQL statement: each statement of a batch costs the
+    chat process its own preparing, binding and result handling in psycopg."""
+    qn = connection.ops.quote_name
+    room, campaign = qn(Room._meta.db_table), qn(Campaign._meta.db_table)
+    columns = [f"{room}.{qn(f.column)}" for f in _ROOM_COLUMNS] + [f"{campaign}.{qn(f.column)}" for f in Campaign._meta.concrete_fields]
+    text = (f"UPDATE {room} SET {qn(_ACTIVITY_AT.column)} = %s FROM {campaign} "
+            f"WHERE {room}.{qn(Room._meta.pk.column)} = %s AND {campaign}.{qn(Campaign._meta.pk.column)} = "
+            f"{room}.{qn(Room._meta.get_field('campaign').column)} RETURNING {', '.join(columns)}")
+    return text, [Param("now", _ACTIVITY_AT), ROOM_ID]
+
+
+_LOCKED_ROOM = Prepared(lambda: Written(_locked_room_sql, Room.objects.values_list(
+    *_ROOM_FIELDS, *(f"campaign__{name}" for name in _CAMPAIGN_FIELDS)
+)))
 
 
 def _room_for_message(room_id: Any) -> tuple[Room, list[Message]]:
     """Lock the room and stamp its activity, then read it, its campaign and its last two messages
     (oldest first): one round trip to PostgreSQL (groundwork.round_trips) instead of one per
-    step. The update takes the row lock, so the reads after it see the messages of any
+    step. The update takes the row lock, so the read after it sees the messages of any
     transaction it waited for."""
-    _, room_rows, campaign_rows, recent_rows = run_together(
-        _LOCK(room=room_id, now=timezone.now()), _ROOM(room=room_id), _CAMPAIGN(room=room_id), RECENT(room=room_id)
-    )
+    now = timezone.now()
+    if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
+        rows, recent_rows = run_together(_LOCKED_ROOM(room=room_id, now=now), RECENT(room=room_id))
+        room_rows, campaign_rows = [row[: len(_ROOM_FIELDS)] for row in rows], [row[len(_ROOM_FIELDS) :] for row in rows]
+    else:  # SQLite: no round trips to save, and no RETURNING of another table's columns
+        _, room_rows, campaign_rows, recent_rows = run_together(
+            _LOCK(room=room_id, now=now), _ROOM(room=room_id), _CAMPAIGN(room=room_id), RECENT(room=room_id)
+        )
     if not room_rows:
         raise Room.DoesNotExist(f"No room {room_id}.")
     room = Room.from_db(DEFAULT_DB_ALIAS, _ROOM_FIELDS, room_rows[0])
