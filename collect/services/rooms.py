@@ -140,15 +140,16 @@ def _room_for_message(room_id: Any) -> tuple[Room, list[Message]]:
     now = timezone.now()
     if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
         rows, recent_rows = run_together(_LOCKED_ROOM(room=room_id, now=now), RECENT(room=room_id))
-        room_rows, campaign_rows = [row[: len(_ROOM_FIELDS)] for row in rows], [row[len(_ROOM_FIELDS) :] for row in rows]
     else:  # SQLite: no round trips to save, and no RETURNING of another table's columns
         _, room_rows, campaign_rows, recent_rows = run_together(
             _LOCK(room=room_id, now=now), _ROOM(room=room_id), _CAMPAIGN(room=room_id), RECENT(room=room_id)
         )
-    if not room_rows:
+        rows = [room_row + campaign_row for room_row, campaign_row in zip(room_rows, campaign_rows)]
+    if not rows:
         raise Room.DoesNotExist(f"No room {room_id}.")
-    room = Room.from_db(DEFAULT_DB_ALIAS, _ROOM_FIELDS, room_rows[0])
-    room.campaign = Campaign.from_db(DEFAULT_DB_ALIAS, _CAMPAIGN_FIELDS, campaign_rows[0])
+    split = len(_ROOM_FIELDS)
+    room = Room.from_db(DEFAULT_DB_ALIAS, _ROOM_FIELDS, rows[0][:split])
+    room.campaign = Campaign.from_db(DEFAULT_DB_ALIAS, _CAMPAIGN_FIELDS, rows[0][split:])
     return room, recent_messages(recent_rows)
 
 

@@ -4,7 +4,6 @@ PostgreSQL the lock and both rows are one statement."""
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 
 import pytest
@@ -40,7 +39,7 @@ def test_the_room_and_campaign_are_the_orms_and_the_activity_is_stamped():
     assert read.campaign.protocol_config == {"knowledge": {"passages": 3}}
     assert [(m.seq, m.role, m.retrieved_passages) for m in recent] == [(2, "apprentice", None), (3, "wizard", [{"Jazz": ["It swings."]}])]
     statements = [q["sql"].split()[0] for q in queries.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
-    if os.environ.get("DATABASE_URL", "").startswith("postgres"):
+    if connection.vendor == "postgresql":
         assert statements == ["UPDATE", "SELECT"]  # lock + room + campaign in one, then the last two messages
     else:
         assert statements == ["UPDATE", "SELECT", "SELECT", "SELECT"]
