@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer
 
+from retrieval.index.hashing import TextHasher
 from retrieval.index.vectorizer import make_vectorizer, sublinear_tf
 from retrieval.words import terms_for
 
@@ -42,6 +43,10 @@ class TermMajorIndex:
             tokenizer=terms_for(self.meta["words"]) if self.meta.get("words") else None,
         )
 
+    @cached_property
+    def hasher(self) -> TextHasher:
+        return TextHasher(self.vectorizer)
+
     def search(self, query: str, *, k: int) -> list[tuple[int, float]]:
         """The top-k (Article pk, cosine score) for `query`, best first; only documents sharing a term."""
         rows, weights = self.query_vector(query)
@@ -65,19 +70,19 @@ class TermMajorIndex:
 
     def term_ids(self, text: str) -> np.ndarray:
         """The hashed ids of the text's terms (for query_vector's `without`)."""
-        return self.vectorizer.transform([text]).indices
+        return self.hasher(text)[0]
 
     def query_vector(self, query: str, *, without: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Rows of the query's terms present in the index, less the term ids in `without`, and their
         L2-normalised tf-idf weights."""
-        counts = self.vectorizer.transform([query])
-        rows = np.searchsorted(self.terms, counts.indices)
+        term_ids, counts = self.hasher(query)
+        rows = np.searchsorted(self.terms, term_ids)
         present = rows < len(self.terms)
-        present[present] = self.terms[rows[present]] == counts.indices[present]
+        present[present] = self.terms[rows[present]] == term_ids[present]
         if without is not None and len(without):
-            present &= ~np.isin(counts.indices, without)
+            present &= ~np.isin(term_ids, without)
         rows = rows[present]
-        weights = sublinear_tf(counts.data[present]) * self.idf[rows]
+        weights = sublinear_tf(counts[present]) * self.idf[rows]
         norm = float(np.linalg.norm(weights))
         return rows, (weights / norm if norm else weights)
 

@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import HashingVectorizer
 
+from retrieval.index.hashing import TextHasher
 from retrieval.index.vectorizer import smoothed_idf, sublinear_tf
 from retrieval.rankers import Candidate
 from retrieval.words import terms_for
@@ -36,6 +37,7 @@ _counts_lock = threading.Lock()
 
 class TfidfRanker:
     name = "tfidf"
+    encodes = False
 
     def __init__(self, *, turns: int = TURNS, topic_weight: int = TOPIC_WEIGHT, language: str = "en") -> None:
         self.turns, self.topic_weight, self.language = turns, topic_weight, language
@@ -43,6 +45,7 @@ class TfidfRanker:
             ngram_range=(1, 2), n_features=N_FEATURES, alternate_sign=False, norm=None,
             tokenizer=terms_for(language), token_pattern=None, lowercase=False, dtype=np.float32,
         )
+        self.hasher = TextHasher(self.vectorizer)
 
     def score(self, context: Sequence[str], candidates: Sequence[Candidate], *, topic: str = "") -> np.ndarray:
         if not candidates:
@@ -69,12 +72,9 @@ class TfidfRanker:
         texts seen lately taken from the process's cache."""
         with _counts_lock:
             rows = {text: _counts.get((self.language, text)) for text in texts}
-        missing = [text for text, row in rows.items() if row is None]
-        if missing:
-            fresh = self.vectorizer.transform(missing)
-            for i, text in enumerate(missing):
-                span = slice(fresh.indptr[i], fresh.indptr[i + 1])
-                rows[text] = (fresh.indices[span].copy(), fresh.data[span].copy())
+        for text, row in rows.items():
+            if row is None:
+                rows[text] = self.hasher(text)
         with _counts_lock:
             for text, row in rows.items():
                 _counts[(self.language, text)] = row  # type: ignore[assignment]
