@@ -22,10 +22,16 @@ def assignment_group(assignment_id: Any) -> str:
     return f"assignment.{assignment_id}"
 
 
-def knowledge_event(role: str, frame: dict[str, Any]) -> dict[str, Any]:
+def knowledge_event(role: str, frame: dict[str, Any], *more: dict[str, Any]) -> dict[str, Any]:
     """The group event that carries a knowledge frame to `role_group(room, role)`, sent by the chat
     process itself (the embedded mode) or by a Celery worker (RoomConsumer.room_knowledge). The
     frame travels as the socket's text, encoded once by its sender: a panel of 7-14 passages is the
     largest frame a chat process relays, and decoding and re-encoding it there took about 5% of the
-    process's Python time under load (py-spy, 1,000 rooms)."""
-    return {"type": "room.knowledge", "role": role, "text": frame_text(frame)}
+    process's Python time under load (py-spy, 1,000 rooms). `more`: frames sent after it in the
+    same event (a panel and its knowledge.reranked, ranked by the task that retrieved it): one
+    channel-layer message and one dispatch in the chat process, not one each. A chat process
+    that reads only "text" still sends the panel."""
+    event = {"type": "room.knowledge", "role": role, "text": frame_text(frame)}
+    if more:
+        event["more"] = [frame_text(f) for f in more]
+    return event

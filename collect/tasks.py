@@ -3,8 +3,10 @@ processes (production mode).
 
 messages_knowledge runs on `default`: it retrieves for stored messages (idempotent: a message that
 already has its retrieval is not retrieved again) and publishes the knowledge frames to the room's
-group, which the chat processes relay to the member in that role. knowledge_rerank runs on `rerank`
-and publishes the reordered panel. knowledge_sweep (celery beat) finds messages whose retrieval a
+group, which the chat processes relay to the member in that role. A panel whose ranker runs no
+encoder (lexical features, TF-IDF: a few milliseconds) is reranked there too, and published with
+the panel in one event; knowledge_rerank runs on `rerank` for the others (MiniLM, a cross-encoder:
+a GPU node's work) and publishes the reordered panel. knowledge_sweep (celery beat) finds messages whose retrieval a
 dead process or a lost task left undone."""
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collect.services.knowledge_claims import claim_release, claims_take_for_wor
 from groundwork import metrics
 from groundwork.layer_publish import group_send
 from groundwork.logs import log_context
-from retrieval.rerank import panel_rank
+from retrieval.rerank import panel_rank, panel_rank_lexical
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
@@ -35,8 +37,8 @@ log = logging.getLogger(__name__)
 SWEEP_AFTER_SECONDS = 20.0
 
 
-def _publish(room_id: Any, role: str, frame: dict[str, Any]) -> None:
-    group_send(role_group(room_id, role), knowledge_event(role, frame))
+def _publish(room_id: Any, role: str, frame: dict[str, Any], *more: dict[str, Any]) -> None:
+    group_send(role_group(room_id, role), knowledge_event(role, frame, *more))
 
 
 # acks_late + reject_on_worker_lost: a worker killed mid-task leaves the task on the queue.
@@ -78,9 +80,10 @@ def _message_knowledge(message_id: int, reranks: list[tuple[str, str, dict[str, 
         for role, frame in after.knowledge.items():
             if frame is None:
                 continue
-            _publish(after.room_id, role, frame)
+            reranked = None
             if ranked and frame.get("type") == "knowledge" and frame["passages"]:
-                reranks.append((str(after.room_id), role, frame))
+                reranked = _reranked_here(after.room_id, role, frame, reranks)
+            _publish(after.room_id, role, frame, *([reranked] if reranked else []))
     if any(after.knowledge.values()):
         metrics.panel_published(protocol=after.protocol, stored_at=after.stored_at)
     return len(after.knowledge)
@@ -109,14 +112,38 @@ def _knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
     context = selectors.dialogue_context(room_id=room_id, after_seq=frame["after_seq"])
     if context is None:
         return  # the chat has moved past this panel
-    reranked = panel_rank(
-        context=context["turns"], topic=context["topic"], passages=frame["passages"], after_seq=frame["after_seq"],
-        language=context["language"],
-    )
-    # Kept on the room so that a reload shows the panel the wizard was reading; a panel the chat has
-    # moved past is dropped.
+    reranked = panel_rank(**_ranked_against(context, frame))
     if panels.knowledge_reranked_save(room_id=room_id, role=role, frame=reranked):
         _publish(room_id, role, reranked)
+
+
+def _reranked_here(
+    room_id: Any, role: str, frame: dict[str, Any], reranks: list[tuple[str, str, dict[str, Any]]]
+) -> dict[str, Any] | None:
+    """The panel's knowledge.reranked frame, ranked and saved by the retrieval task itself when its
+    ranker runs no encoder: no task, no second transfer of the panel, no second event. A panel whose
+    ranker encodes is added to `reranks` (the `rerank` queue's). None then, when the chat has moved
+    past the panel, or when the rerank failed (logged: the panel keeps its TF-IDF order)."""
+    try:
+        context = selectors.dialogue_context(room_id=room_id, after_seq=frame["after_seq"])
+        if context is None:
+            return None
+        reranked = panel_rank_lexical(**_ranked_against(context, frame))
+        if reranked is None:
+            reranks.append((str(room_id), role, frame))
+            return None
+        return reranked if panels.knowledge_reranked_save(room_id=room_id, role=role, frame=reranked) else None
+    except Exception:
+        log.exception("room %s: rerank failed; the TF-IDF order stays", room_id)
+        return None
+
+
+def _ranked_against(context: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
+    """A panel's ranking arguments: its passages against the room's dialogue (selectors.dialogue_context).
+    The reranked panel is kept on the room (panels.knowledge_reranked_save) so that a reload shows
+    the panel the wizard was reading; one the chat has moved past is dropped."""
+    return {"context": context["turns"], "topic": context["topic"], "passages": frame["passages"],
+            "after_seq": frame["after_seq"], "language": context["language"]}
 
 
 @shared_task

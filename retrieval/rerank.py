@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from groundwork import metrics
-from retrieval.rankers import Candidate, SentenceRanker
+from retrieval.rankers import Candidate, SentenceRanker, encodes
 from retrieval.rankers.config import ranker_config
 from retrieval.rankers.load import live_ranker, ranker_picked, ranker_version
 
@@ -91,6 +91,18 @@ def panel_rank(
     ranker = ranker_picked(ranker or live_ranker(language=language), _candidates(passages))
     ranked = passages_rank(context=context, passages=passages, topic=topic, ranker=ranker, language=language)
     return {"type": "knowledge.reranked", "after_seq": after_seq, "passages": ranked, "ranked_by": ranker_version(ranker)}
+
+
+def panel_rank_lexical(
+    *, context: Sequence[str], passages: Sequence[Mapping[str, Any]], topic: str, after_seq: int, language: str = "en",
+) -> dict[str, Any] | None:
+    """panel_rank, when the ranker picked for this panel runs no encoder (a few milliseconds of a
+    CPU: the retrieval task ranks the panel itself, rather than queue a task for it); None when it
+    does (the `rerank` queue's work)."""
+    ranker = ranker_picked(live_ranker(language=language), _candidates(passages))
+    if encodes(ranker):
+        return None
+    return panel_rank(context=context, passages=passages, topic=topic, after_seq=after_seq, ranker=ranker, language=language)
 
 
 async def arerank_panel(

@@ -420,6 +420,8 @@ class RoomConsumer(GroundworkConsumer):
     async def room_knowledge(self, event: dict[str, Any]) -> None:
         if event["role"] == self.role:
             await self.send(text_data=event["text"])
+            for text in event.get("more", ()):
+                await self.send(text_data=text)
 
     async def room_typing(self, event: dict[str, Any]) -> None:
         """A model partner is writing its reply to `after_seq` (modelchat/relay.py)."""

@@ -133,8 +133,10 @@ def fallback_schedule(*, message_id: int, publish: Publish) -> asyncio.Future | 
 
 
 async def fallbacks_settled(timeout: float = 60) -> None:
-    """Until every message this process scheduled has been decided (for tests and shutdown)."""
-    await asyncio.wait_for(asyncio.gather(*list(_decisions)), timeout=timeout)
+    """Until every message this event loop scheduled has been decided (for tests and shutdown). A
+    closed loop's are never decided: the queue that would have decided them went with it."""
+    loop = asyncio.get_running_loop()
+    await asyncio.wait_for(asyncio.gather(*[d for d in list(_decisions) if d.get_loop() is loop]), timeout=timeout)
 
 
 def _settle(due: _Due) -> None:

@@ -35,6 +35,14 @@ class SentenceRanker(Protocol):
         ...
 
 
+def encodes(ranker: SentenceRanker) -> bool:
+    """Whether the ranker runs a neural encoder for each call (MiniLM features, a cross-encoder):
+    tens of milliseconds of a CPU per panel, the `rerank` queue's work (on a GPU node in
+    production). A lexical ranker (TF-IDF, the learned model on lexical features) takes a few
+    milliseconds; a ranker that does not say is taken to encode."""
+    return bool(getattr(ranker, "encodes", True))
+
+
 def rank_order(scores: np.ndarray) -> list[int]:
     """Candidate positions best first; equal scores keep their input order, so results are stable."""
     return [int(i) for i in np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")]

@@ -39,6 +39,10 @@ class LearnedRanker:
         self.tfidf = TfidfRanker()
         self.embedder = _embedder(device) if model["semantic"] else None
 
+    @property
+    def encodes(self) -> bool:
+        return self.embedder is not None
+
     def score(self, context: Sequence[str], candidates: Sequence[Candidate], *, topic: str = "") -> np.ndarray:
         if not candidates:
             return np.zeros(0, dtype=np.float32)

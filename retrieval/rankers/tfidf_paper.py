@@ -18,6 +18,7 @@ from retrieval.rankers import Candidate
 
 class TfidfPaperRanker:
     name = "tfidf-paper"
+    encodes = False
 
     def score(self, context: Sequence[str], candidates: Sequence[Candidate], *, topic: str = "") -> np.ndarray:
         scores = np.zeros(len(candidates), dtype=np.float32)

@@ -45,8 +45,9 @@ def chatting(campaign) -> PairedRoom:
 
 
 class Worker:
-    """A real `default` worker, which the test can stop mid-dialogue. Reranks go to the `rerank`
-    queue, which no worker here reads: the TF-IDF panels are what is tested."""
+    """A real `default` worker, which the test can stop mid-dialogue. The tests' ranker is lexical,
+    so this worker reranks the panels it retrieves itself; the chat process's own retrievals queue
+    theirs on the `rerank` queue, which no worker here reads."""
 
     def __init__(self, index_dir: Path, log: Path) -> None:
         env = {**node_env(index_dir), "GROUNDWORK_KNOWLEDGE_MODE": "celery", "GROUNDWORK_RERANK_MODE": "celery"}
@@ -117,7 +118,11 @@ async def test_a_worker_stopped_mid_dialogue(chatting: PairedRoom, celery_mode, 
         holders = await database_sync_to_async(lambda: [claim_holder(m.pk) for m in messages])()
         assert len(holders) == 4 and all(h is not None and h.startswith("worker:") for h in holders), holders
         assert not any(FALLBACK_LOG in r.getMessage() for r in caplog.records)
-        assert await wizard.receive_nothing(timeout=0.5)  # one panel per turn: none sent twice
+        # The last turn's panel is followed by its reranked order, ranked by the `default` worker
+        # (nothing reads the `rerank` queue); then nothing: one panel per turn, none sent twice.
+        reranked = await receive_until(wizard, "knowledge.reranked", timeout=30)
+        assert reranked["after_seq"] == 4 and all("scores" in p for p in reranked["passages"])
+        assert await wizard.receive_nothing(timeout=0.5)
 
         await asyncio.to_thread(worker.stop)
         for n in range(2, 4):

@@ -1,5 +1,6 @@
 """With a broker, the wizard's retrieval and reranking run on a real Celery worker (the `default`
-and `rerank` queues), and the worker publishes the panels to the room; the beat sweep's task
+and `rerank` queues; a lexical ranker's reranks in the retrieval task itself), and the worker
+publishes the panels to the room; the beat sweep's task
 retrieves for a message a dead process left without knowledge. Second CI pass only."""
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def chatting(campaign) -> PairedRoom:
     return make_room(campaign, first_speaker=wow.WIZARD, topic="Guitar")
 
 
-async def test_the_worker_retrieves_and_publishes_the_wizards_panels(chatting: PairedRoom, worker) -> None:
+async def test_the_worker_retrieves_and_publishes_the_wizards_panels(chatting: PairedRoom, worker, tmp_path: Path) -> None:
     path = f"/ws/room/{chatting.room.id}/"
     wizard, apprentice = await connect(path, chatting.wizard.cookie), await connect(path, chatting.apprentice.cookie)
     await send(wizard, {"type": "message", "client_id": "w1", "text": "Do you play?", "checked": {"no_passages_used": True}})
@@ -61,6 +62,8 @@ async def test_the_worker_retrieves_and_publishes_the_wizards_panels(chatting: P
     assert panel["after_seq"] == 2 and panel["passages"][1]["title"] == "Blues"
     reranked = await receive_until(wizard, "knowledge.reranked", timeout=60)
     assert reranked["after_seq"] == 2 and all("scores" in p for p in reranked["passages"])
+    # The tests' ranker is lexical: the retrieval task ranked the panel itself, queueing no rerank.
+    assert "Task collect.tasks.knowledge_reranks[" not in (tmp_path / "worker.log").read_text()
     stored = await database_sync_to_async(lambda: list(Message.objects.filter(room=chatting.room).order_by("seq")))()
     assert all(m.retrieved_passages is not None for m in stored)
     await wizard.disconnect()

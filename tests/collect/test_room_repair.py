@@ -190,30 +190,88 @@ def test_a_rerank_that_comes_after_the_wizard_answered_ranks_nothing(chatting: P
     assert ranked == [len(panel["passages"])]
 
 
-def test_the_panels_of_a_retrieval_batch_are_reranked_by_one_task(campaign, chatting: PairedRoom, settings) -> None:
-    """A retrieval task's panels go to the rerank queue as one task (a task's own cost was more than
-    ranking a panel); each is still ranked, saved on its room and published."""
+class Encoding:
+    """The TF-IDF ranker, said to run an encoder (as the MiniLM and cross-encoder rankers do)."""
+
+    encodes = True
+    name = "encoding"
+
+    def __init__(self) -> None:
+        from retrieval.rankers.tfidf import TfidfRanker
+
+        self.tfidf = TfidfRanker()
+
+    def score(self, context, candidates, *, topic=""):
+        return self.tfidf.score(context, candidates, topic=topic)
+
+
+def tasks_started():
+    """The names of the Celery tasks started meanwhile (run eagerly here, as a worker would run them)."""
+    from contextlib import contextmanager
+
     from celery.signals import task_prerun
 
+    @contextmanager
+    def recording():
+        started: list[str] = []
+
+        def count(sender=None, **_) -> None:
+            started.append(sender.name)
+
+        task_prerun.connect(count, weak=False)
+        try:
+            yield started
+        finally:
+            task_prerun.disconnect(count)
+
+    return recording()
+
+
+async def test_a_lexical_panel_is_reranked_by_the_task_that_retrieved_it(chatting: PairedRoom, settings) -> None:
+    """The tests' ranker runs no encoder: the retrieval task ranks the panel itself, saves it on the
+    room and sends it right after the panel, in the same event; no rerank task is queued."""
     import collect.tasks
 
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # a queued rerank task would run here, and be seen
+    await database_sync_to_async(post)(chatting, chatting.wizard, "w1", "Do you play music?", checked=NONE_USED)
+    asked = await database_sync_to_async(post)(chatting, chatting.apprentice, "a1", "I prefer the blues")
+    # Connected, not synced: a sync would have this process retrieve for the message itself.
+    wizard = await connect(f"/ws/room/{chatting.room.id}/", chatting.wizard.cookie)
+    await receive_until(wizard, "state")
+    with tasks_started() as started:
+        assert await database_sync_to_async(collect.tasks.messages_knowledge.run)([asked.pk]) == 1
+    panel = await receive_until(wizard, "knowledge")
+    reranked = await wizard.receive_json_from(timeout=10)  # the very next frame
+    assert started == []
+    assert (panel["after_seq"], reranked["type"], reranked["after_seq"]) == (asked.seq, "knowledge.reranked", asked.seq)
+    assert sorted(p["title"] for p in reranked["passages"]) == sorted(p["title"] for p in panel["passages"])
+    assert all(len(p["scores"]) == len(p["sentences"]) for p in reranked["passages"])
+    room = await database_sync_to_async(Room.objects.get)(pk=chatting.room.pk)
+    assert room.knowledge_reranked[wow.WIZARD] == reranked
+    assert await wizard.receive_nothing(timeout=0.3)
+    await wizard.disconnect()
+
+
+def test_panels_whose_ranker_encodes_go_to_the_rerank_queue_as_one_task(campaign, chatting: PairedRoom, settings,
+                                                                       monkeypatch) -> None:
+    """A retrieval task's panels for a ranker that encodes go to the rerank queue (a GPU node's work)
+    as one task (a task's own cost was more than ranking a panel); each is still ranked, saved on
+    its room and published."""
+    import collect.tasks
+    import retrieval.rerank
+
     settings.CELERY_TASK_ALWAYS_EAGER = True  # the rerank task runs here, as a worker would run it
+    encoding = Encoding()
+    monkeypatch.setattr(retrieval.rerank, "live_ranker", lambda **_: encoding)
     other = make_room(campaign, first_speaker=wow.WIZARD, topic="Blues")
     asked = []
     for paired, text in ((chatting, "I prefer the blues"), (other, "Who played jazz in New Orleans?")):
         post(paired, paired.wizard, "w1", "Do you play music?", checked=NONE_USED)
         asked.append(post(paired, paired.apprentice, "a1", text))
-    started: list[str] = []
-
-    def count(sender=None, **_) -> None:
-        started.append(sender.name)
-
-    task_prerun.connect(count, weak=False)
-    try:
+    with tasks_started() as started:
         assert collect.tasks.messages_knowledge.run([m.pk for m in asked]) == 2
-    finally:
-        task_prerun.disconnect(count)
     assert started == ["collect.tasks.knowledge_reranks"]
     for paired, message in ((chatting, asked[0]), (other, asked[1])):
         reranked = Room.objects.get(pk=paired.room.pk).knowledge_reranked[wow.WIZARD]
         assert reranked["after_seq"] == message.seq and all("scores" in p for p in reranked["passages"])
+        assert reranked["ranked_by"] == "encoding"
