@@ -11,6 +11,8 @@ here meet indexes built with the vectorizer (tests/retrieval/test_hashing.py che
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.utils import murmurhash3_32
@@ -25,12 +27,9 @@ class TextHasher:
         self.n_features = int(vectorizer.n_features)
 
     def __call__(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        terms = self.analyze(text)
-        if not terms:
-            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
         n = self.n_features
         # abs() of a Python int: for h = -2**31 it is 2**31, which is what FeatureHasher computes
         # for that one case (its C abs() would overflow).
-        columns = np.fromiter((abs(murmurhash3_32(term, 0)) % n for term in terms), dtype=np.int64, count=len(terms))
-        indices, counts = np.unique(columns, return_counts=True)
-        return indices.astype(np.int32), counts.astype(np.float32)
+        counts = Counter([abs(murmurhash3_32(term, 0)) % n for term in self.analyze(text)])
+        columns = sorted(counts)
+        return np.array(columns, dtype=np.int32), np.array([counts[c] for c in columns], dtype=np.float32)
