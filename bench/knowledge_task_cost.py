@@ -1,7 +1,8 @@
 """CPU of the wizard's knowledge work per chat message, as a Celery worker does it: the body of
 `collect.tasks.messages_knowledge` for one message (retrieve for it, save it, build the wizard's panel after
-an apprentice turn, publish it to the room's group) and of `knowledge_rerank` (rerank the panel
-with the configured ranker, save it, publish it), run in this process for stored WoW messages.
+an apprentice turn and, for a ranker that runs no encoder, rerank and save it there; publish it to
+the room's group) and of `knowledge_rerank` for the panels it queues for an encoding ranker (rerank
+the panel, save it, publish it), run in this process for stored WoW messages.
 
     .venv/bin/python bench/knowledge_task_cost.py [--messages 400]
 

@@ -5,9 +5,9 @@ messages_knowledge runs on `default`: it retrieves for stored messages (idempote
 already has its retrieval is not retrieved again) and publishes the knowledge frames to the room's
 group, which the chat processes relay to the member in that role. A panel whose ranker runs no
 encoder (lexical features, TF-IDF: a few milliseconds) is reranked there too, and published with
-the panel in one event; knowledge_rerank runs on `rerank` for the others (MiniLM, a cross-encoder:
-a GPU node's work) and publishes the reordered panel. knowledge_sweep (celery beat) finds messages whose retrieval a
-dead process or a lost task left undone."""
+the panel in one event; knowledge_reranks runs on `rerank` for the others (MiniLM, a
+cross-encoder: a GPU node's work) and publishes the reordered panels. knowledge_sweep (celery
+beat) finds messages whose retrieval a dead process or a lost task left undone."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Reordering the wizard's knowledge panel with the configured sentence ranker, off the chat path.
 
-The wizard already has the TF-IDF panel; this is the second, optional step. It runs either in a
-Celery worker on the `rerank` queue (a broker is configured: production, GPU nodes) or in this
-process on one dedicated thread (the embedded mode), never on the event loop nor on the thread
+The wizard already has the TF-IDF panel; this is the second, optional step. With a broker
+(production) a lexical ranker's panel is ranked by the Celery task that retrieved it
+(panel_rank_lexical), and an encoding ranker's on the `rerank` queue (GPU nodes); in the embedded
+mode it runs in this process on one dedicated thread, never on the event loop nor on the thread
 pool the chat's own work uses. Whatever goes wrong, the caller gets None and keeps the TF-IDF order."""
 
 from __future__ import annotations

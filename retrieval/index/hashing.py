@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.utils import murmurhash3_32
 
+
 class TextHasher:
     """`vectorizer`'s transform of one text, as (column indices ascending, their counts)."""
 
