@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from retrieval.rankers import Candidate
+from retrieval.rankers import Candidate, encodes
 from retrieval.rankers.config import DEFAULT_MODELS, default_model_dir, ranker_config
 from retrieval.rankers.learned import LearnedRanker, learned_load
 from retrieval.rankers.load import live_ranker, ranker_picked
 from retrieval.rankers.tfidf import TfidfRanker
+from retrieval.rankers.tfidf_paper import TfidfPaperRanker
 from retrieval.services import passages_rank, rerank_passages
 
 CONTEXT = ["I have been reading about Mars.", "Could people ever live there? It seems so cold."]
@@ -67,6 +68,20 @@ def test_minilm_features_when_a_gpu_or_the_setting_allows(monkeypatch: pytest.Mo
     assert default_model_dir(features="auto", device="cpu") == DEFAULT_MODELS / "lexical"
     monkeypatch.setattr("retrieval.rankers.config.cuda_available", lambda: False)
     assert default_model_dir(features="auto", device="auto") == DEFAULT_MODELS / "lexical"
+
+
+def test_only_the_rankers_that_run_an_encoder_say_so() -> None:
+    """What decides whether a worker's retrieval task ranks a wizard panel itself (a few ms) or
+    queues it on `rerank` (collect/tasks.py): the MiniLM-feature model encodes, the lexical ones
+    do not, and a ranker that does not say is taken to encode."""
+    lexical = LearnedRanker(learned_load(DEFAULT_MODELS / "lexical"))
+    assert not encodes(lexical) and not encodes(TfidfRanker()) and not encodes(TfidfPaperRanker())
+    assert encodes(LearnedRanker(learned_load(DEFAULT_MODELS / "minilm"), device="cpu"))
+
+    class Unsaid:
+        name = "unsaid"
+
+    assert encodes(Unsaid())
 
 
 def test_tfidf_stays_available_and_a_bad_features_setting_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
