@@ -5,8 +5,11 @@ broadcast and the retrieval did not); the repair goes through the real sockets."
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+from celery.signals import task_prerun
 from channels.db import database_sync_to_async
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -15,6 +18,7 @@ from collect.models import Message, Room
 from collect.protocols import wow
 from collect.services import knowledge, rooms
 from collect.tasks import knowledge_sweep
+from retrieval.rankers.tfidf import TfidfRanker
 from tests.collect.conftest import PairedRoom, Seat, make_room
 from tests.collect.ws import connect, receive_ack, receive_until, send
 
@@ -197,34 +201,25 @@ class Encoding:
     name = "encoding"
 
     def __init__(self) -> None:
-        from retrieval.rankers.tfidf import TfidfRanker
-
         self.tfidf = TfidfRanker()
 
     def score(self, context, candidates, *, topic=""):
         return self.tfidf.score(context, candidates, topic=topic)
 
 
-def tasks_started():
+@contextmanager
+def tasks_started() -> Iterator[list[str]]:
     """The names of the Celery tasks started meanwhile (run eagerly here, as a worker would run them)."""
-    from contextlib import contextmanager
+    started: list[str] = []
 
-    from celery.signals import task_prerun
+    def count(sender=None, **_) -> None:
+        started.append(sender.name)
 
-    @contextmanager
-    def recording():
-        started: list[str] = []
-
-        def count(sender=None, **_) -> None:
-            started.append(sender.name)
-
-        task_prerun.connect(count, weak=False)
-        try:
-            yield started
-        finally:
-            task_prerun.disconnect(count)
-
-    return recording()
+    task_prerun.connect(count, weak=False)
+    try:
+        yield started
+    finally:
+        task_prerun.disconnect(count)
 
 
 async def test_a_lexical_panel_is_reranked_by_the_task_that_retrieved_it(chatting: PairedRoom, settings) -> None:
