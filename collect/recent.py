@@ -12,13 +12,17 @@ from collect.models import Message, Room
 from groundwork.round_trips import Param, Prepared, Read, run_together
 
 FIELDS = ("id", "seq", "role", "retrieved_passages")
+# Without the retrieval (retrieved_passages): for a message whose checks do not read it.
+LEAN_FIELDS = FIELDS[:-1]
 ROOM_ID = Param("room", Room._meta.pk)
 RECENT = Prepared(lambda: Read(Message.objects.filter(room_id=ROOM_ID).order_by("-seq").values_list(*FIELDS)[:2]))
+RECENT_LEAN = Prepared(lambda: Read(Message.objects.filter(room_id=ROOM_ID).order_by("-seq").values_list(*LEAN_FIELDS)[:2]))
 
 
-def recent_messages(rows: list[tuple[Any, ...]]) -> list[Message]:
-    """The messages of RECENT's rows, oldest first."""
-    return [Message.from_db(DEFAULT_DB_ALIAS, FIELDS, row) for row in reversed(rows)]
+def recent_messages(rows: list[tuple[Any, ...]], *, lean: bool = False) -> list[Message]:
+    """The messages of RECENT's rows (RECENT_LEAN's when `lean`), oldest first."""
+    fields = LEAN_FIELDS if lean else FIELDS
+    return [Message.from_db(DEFAULT_DB_ALIAS, fields, row) for row in reversed(rows)]
 
 
 def last_two_messages(room_id: Any) -> list[Message]:

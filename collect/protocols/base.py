@@ -65,6 +65,12 @@ class Protocol:
     def state_for_role(self, snapshot: dict[str, Any], role: str) -> dict[str, Any]:
         return {}
 
+    def message_reads_panels(self, role: str) -> bool:
+        """Whether message_fields, for a message of `role`, reads the panels' text: the room's
+        topic_passage and the recent messages' retrieved_passages. When it does not, the message
+        path leaves them unread (deferred on the objects it passes)."""
+        return True
+
     def message_fields(
         self, *, room: Room, assignment: Any, frame: dict[str, Any], count: int, recent: list[Message]
     ) -> dict[str, Any]:

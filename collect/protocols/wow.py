@@ -65,6 +65,9 @@ class WizardOfWikipedia(Protocol):
         room.save(update_fields=["topic", "topic_passage", "status"])
         return Effect(knowledge={WIZARD: self.knowledge_for(room=room, role=WIZARD)})
 
+    def message_reads_panels(self, role: str) -> bool:
+        return role == WIZARD  # the sentence the wizard checked; the apprentice checks none
+
     def message_fields(
         self, *, room: Room, assignment: Assignment, frame: dict[str, Any], count: int, recent: list[Message]
     ) -> dict[str, Any]:

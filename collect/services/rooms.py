@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
-from django.db.models import Model
+from django.db.models import Field, Model
 from django.utils import timezone
 
 from collect.errors import ProtocolError
@@ -16,7 +16,7 @@ from collect.lifecycle.outcomes import room_outcomes_set
 from collect.models import ActionReceipt, Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.protocols.base import Effect
-from collect.recent import RECENT, ROOM_ID, recent_messages
+from collect.recent import RECENT, RECENT_LEAN, ROOM_ID, recent_messages
 from groundwork.round_trips import Param, Prepared, Read, Update, Written, insert, run_together
 from retrieval.models import KnowledgeSource
 
@@ -88,7 +88,7 @@ def message_post(*, room_id: Any, assignment: Assignment, client_id: str, text: 
 
 
 def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any]) -> Message:
-    room, recent = _room_for_message(room_id)
+    room, recent = _room_for_message(room_id, panels=_reads_panels(assignment))
     protocol = get_protocol(room.campaign.protocol)
     if room.status != RoomStatus.CHATTING:
         raise ProtocolError("wrong_state", "The chat is not open for messages.")
@@ -105,52 +105,79 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
     return message
 
 
-# What a message needs of its room; the saved reranked panels are left out (not read here).
-_ROOM_COLUMNS = tuple(f for f in Room._meta.concrete_fields if f.name != "knowledge_reranked")
-_ROOM_FIELDS = tuple(f.attname for f in _ROOM_COLUMNS)
+def _reads_panels(assignment: Assignment) -> bool:
+    """Whether the sender's message checks a sentence of the panels (their text must be read). The
+    seat's campaign is the room's; a seat loaded without it reads them, rather than query for it."""
+    if not Assignment.campaign.is_cached(assignment):
+        return True
+    return get_protocol(assignment.campaign.protocol).message_reads_panels(assignment.role)
+
+
+# What a message needs of its room: not the saved reranked panels (never read here), and the text
+# of the panels (the topic passage, the recent messages' retrievals) only where the sender's role
+# checks a sentence of them (Protocol.message_reads_panels): half of a WoW dialogue's messages would
+# otherwise fetch and decode several kilobytes of JSON for nothing.
 _CAMPAIGN_FIELDS = tuple(f.attname for f in Campaign._meta.concrete_fields)
 _ACTIVITY_AT = Room._meta.get_field("activity_at")
 _LOCK = Prepared(lambda: Update(Room.objects.filter(pk=ROOM_ID), {"activity_at": Param("now", _ACTIVITY_AT)}))
-_ROOM = Prepared(lambda: Read(Room.objects.filter(pk=ROOM_ID).values_list(*_ROOM_FIELDS)))
 _CAMPAIGN = Prepared(lambda: Read(Campaign.objects.filter(rooms=ROOM_ID).values_list(*_CAMPAIGN_FIELDS)))
 
 
-def _locked_room_sql(connection: Any) -> tuple[str, list[Any]]:
-    """_LOCK, _ROOM and _CAMPAIGN as one PostgreSQL statement: each statement of a batch costs the
-    chat process its own preparing, binding and result handling in psycopg."""
-    qn = connection.ops.quote_name
-    room, campaign = qn(Room._meta.db_table), qn(Campaign._meta.db_table)
-    columns = [f"{room}.{qn(f.column)}" for f in _ROOM_COLUMNS] + [f"{campaign}.{qn(f.column)}" for f in Campaign._meta.concrete_fields]
-    text = (f"UPDATE {room} SET {qn(_ACTIVITY_AT.column)} = %s FROM {campaign} "
-            f"WHERE {room}.{qn(Room._meta.pk.column)} = %s AND {campaign}.{qn(Campaign._meta.pk.column)} = "
-            f"{room}.{qn(Room._meta.get_field('campaign').column)} RETURNING {', '.join(columns)}")
-    return text, [Param("now", _ACTIVITY_AT), ROOM_ID]
+def _locked_room_sql(columns: tuple[Field, ...]) -> Callable[[Any], tuple[str, list[Any]]]:
+    """_LOCK, the room's `columns` and its campaign as one PostgreSQL statement: each statement of
+    a batch costs the chat process its own preparing, binding and result handling in psycopg."""
+
+    def sql(connection: Any) -> tuple[str, list[Any]]:
+        qn = connection.ops.quote_name
+        room, campaign = qn(Room._meta.db_table), qn(Campaign._meta.db_table)
+        names = [f"{room}.{qn(f.column)}" for f in columns] + [f"{campaign}.{qn(f.column)}" for f in Campaign._meta.concrete_fields]
+        text = (f"UPDATE {room} SET {qn(_ACTIVITY_AT.column)} = %s FROM {campaign} "
+                f"WHERE {room}.{qn(Room._meta.pk.column)} = %s AND {campaign}.{qn(Campaign._meta.pk.column)} = "
+                f"{room}.{qn(Room._meta.get_field('campaign').column)} RETURNING {', '.join(names)}")
+        return text, [Param("now", _ACTIVITY_AT), ROOM_ID]
+
+    return sql
 
 
-_LOCKED_ROOM = Prepared(lambda: Written(_locked_room_sql, Room.objects.values_list(
-    *_ROOM_FIELDS, *(f"campaign__{name}" for name in _CAMPAIGN_FIELDS)
-)))
+class _RoomRead:
+    """The statements that read a room for a message, with or without the panels' text."""
+
+    def __init__(self, *, panels: bool) -> None:
+        left_out = {"knowledge_reranked"} if panels else {"knowledge_reranked", "topic_passage"}
+        columns = tuple(f for f in Room._meta.concrete_fields if f.name not in left_out)
+        self.fields = tuple(f.attname for f in columns)
+        self.room = Prepared(lambda: Read(Room.objects.filter(pk=ROOM_ID).values_list(*self.fields)))
+        self.locked_room = Prepared(lambda: Written(_locked_room_sql(columns), Room.objects.values_list(
+            *self.fields, *(f"campaign__{name}" for name in _CAMPAIGN_FIELDS)
+        )))
+        self.recent = RECENT if panels else RECENT_LEAN
 
 
-def _room_for_message(room_id: Any) -> tuple[Room, list[Message]]:
+_READS = {True: _RoomRead(panels=True), False: _RoomRead(panels=False)}
+_ROOM_FIELDS = _READS[True].fields
+
+
+def _room_for_message(room_id: Any, *, panels: bool = True) -> tuple[Room, list[Message]]:
     """Lock the room and stamp its activity, then read it, its campaign and its last two messages
     (oldest first): one round trip to PostgreSQL (groundwork.round_trips) instead of one per
     step. The update takes the row lock, so the read after it sees the messages of any
-    transaction it waited for."""
+    transaction it waited for. Without `panels`, the room's topic_passage and the messages'
+    retrieved_passages are not read (deferred: loaded if something reads them after all)."""
+    read = _READS[panels]
     now = timezone.now()
     if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
-        rows, recent_rows = run_together(_LOCKED_ROOM(room=room_id, now=now), RECENT(room=room_id))
+        rows, recent_rows = run_together(read.locked_room(room=room_id, now=now), read.recent(room=room_id))
     else:  # SQLite: no round trips to save, and no RETURNING of another table's columns
         _, room_rows, campaign_rows, recent_rows = run_together(
-            _LOCK(room=room_id, now=now), _ROOM(room=room_id), _CAMPAIGN(room=room_id), RECENT(room=room_id)
+            _LOCK(room=room_id, now=now), read.room(room=room_id), _CAMPAIGN(room=room_id), read.recent(room=room_id)
         )
         rows = [room_row + campaign_row for room_row, campaign_row in zip(room_rows, campaign_rows)]
     if not rows:
         raise Room.DoesNotExist(f"No room {room_id}.")
-    split = len(_ROOM_FIELDS)
-    room = Room.from_db(DEFAULT_DB_ALIAS, _ROOM_FIELDS, rows[0][:split])
+    split = len(read.fields)
+    room = Room.from_db(DEFAULT_DB_ALIAS, read.fields, rows[0][:split])
     room.campaign = Campaign.from_db(DEFAULT_DB_ALIAS, _CAMPAIGN_FIELDS, rows[0][split:])
-    return room, recent_messages(recent_rows)
+    return room, recent_messages(recent_rows, lean=not panels)
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,14 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from collect.models import Campaign, Room
+from collect.models import Assignment, Campaign, Message, Room
 from collect.services import rooms
 from tests.factories import add_message, make_campaign, make_room
+
+
+def _reads_panels(sql):
+    """Whether a statement reads the panels' text (the message's INSERT names every column)."""
+    return not sql.startswith("INSERT") and ("topic_passage" in sql or "retrieved_passages" in sql)
 
 
 def _fields(obj, names):
@@ -49,3 +54,40 @@ def test_the_room_and_campaign_are_the_orms_and_the_activity_is_stamped():
 def test_a_missing_room_is_refused():
     with pytest.raises(Room.DoesNotExist), transaction.atomic():
         rooms._room_for_message(123456789)
+
+
+@pytest.mark.django_db
+def test_without_the_panels_their_text_is_left_unread_and_the_rest_is_the_same():
+    campaign = make_campaign()
+    room = make_room(campaign, topic="Jazz", topic_passage=["Jazz swings.", "It began in New Orleans."])
+    add_message(room, "wizard", "one", retrieved_passages=[{"Jazz": ["It swings."]}])
+    add_message(room, "apprentice", "two", retrieved_passages=[{"Blues": ["It is sad."]}])
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        lean, lean_recent = rooms._room_for_message(room.pk, panels=False)
+    with transaction.atomic():
+        full, full_recent = rooms._room_for_message(room.pk)
+    assert "topic_passage" in lean.get_deferred_fields() and "topic_passage" not in full.get_deferred_fields()
+    assert all("retrieved_passages" in m.get_deferred_fields() for m in lean_recent)
+    assert [(m.pk, m.seq, m.role) for m in lean_recent] == [(m.pk, m.seq, m.role) for m in full_recent]
+    kept = [name for name in rooms._ROOM_FIELDS if name not in ("topic_passage", "activity_at")]
+    assert _fields(lean, kept) == _fields(full, kept)
+    assert not any(_reads_panels(q["sql"]) for q in queries.captured_queries)
+    # Read after all when something asks (one query), not silently empty.
+    assert lean.topic_passage == ["Jazz swings.", "It began in New Orleans."]
+
+
+@pytest.mark.django_db
+def test_a_wow_apprentice_message_reads_no_panel_text_and_a_wizard_message_does():
+    campaign = make_campaign()
+    room = make_room(campaign, first_speaker="apprentice", topic="Jazz", topic_passage=["Jazz swings."])
+    seats = {a.role: a for a in Assignment.objects.select_related("campaign").filter(room=room)}
+    with CaptureQueriesContext(connection) as apprentice_queries:
+        rooms.message_post(room_id=room.pk, assignment=seats["apprentice"], client_id="a1", text="hi", frame={"type": "message"})
+    Message.objects.filter(room=room).update(retrieved_passages=[{"Jazz": ["It swings."]}])
+    frame = {"type": "message", "checked": {"source": "chosen", "passage": 0, "sentence": 0}}
+    with CaptureQueriesContext(connection) as wizard_queries:
+        posted = rooms.message_post(room_id=room.pk, assignment=seats["wizard"], client_id="w1", text="it swings", frame=frame)
+    assert not any(_reads_panels(q["sql"]) for q in apprentice_queries.captured_queries)
+    assert any(_reads_panels(q["sql"]) for q in wizard_queries.captured_queries)
+    assert len(apprentice_queries.captured_queries) == len(wizard_queries.captured_queries)  # nothing loaded late
+    assert posted.message.checked_sentence == {"chosen_Jazz_0": "Jazz swings."}
