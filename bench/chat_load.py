@@ -1,6 +1,7 @@
 """Chat load: N Wizard of Wikipedia rooms through the real protocol at a human pace, against real
 daphne processes on PostgreSQL + Redis, and a bare Channels relay on the same layer at the same
-pace for comparison. One command:
+pace for comparison: as many relay processes as chat processes, each room's two sockets on the
+processes its chat room's were on (--relay single: every room in one relay process). One command:
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... CELERY_BROKER_URL=redis://... \\
         .venv/bin/python bench/chat_load.py --rooms 1000 --pace 15 --duration 60
@@ -262,6 +263,7 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     await asyncio.sleep(args.duration)
     measured = window(start, readings(pids))
     roles = role_window(roles_start, role_cpu())
+    placement = room_placement(workers)
     acks = [ms for worker in workers for ms in worker.stats.ack_ms]
     deliveries = [ms for worker in workers for ms in worker.stats.delivery_ms]
     knowledge = [ms for worker in workers for ms in worker.stats.knowledge_wait_ms]
@@ -285,7 +287,16 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     return {**measured, "messages": len(acks), "acks": acks, "deliveries": deliveries, "unacked": unacked,
             "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
             "reconnects": sum(worker.stats.reconnects for worker in workers),
-            "knowledge": knowledge, "knowledge_missed": knowledge_missed, "roles": roles, "rooms": args.rooms}
+            "knowledge": knowledge, "knowledge_missed": knowledge_missed, "roles": roles, "rooms": args.rooms,
+            "placement": placement}
+
+
+def room_placement(workers: list) -> list[tuple[int, int]]:
+    """Which chat process (an index into the targets) each room's two sockets were on."""
+    rooms: dict[str, list[int]] = {}
+    for worker in workers:
+        rooms.setdefault(worker.room_path, []).append(worker.node)
+    return [(nodes[0], nodes[-1]) for nodes in rooms.values()]
 
 
 def check_stored(workers: list) -> tuple[int, int]:
@@ -304,8 +315,9 @@ def check_stored(workers: list) -> tuple[int, int]:
     return len(set(acked) - stored), undelivered
 
 
-async def relay_phase(args: argparse.Namespace, port: int, pids: list[int]) -> dict:
-    """The same rooms and pace on the bare relay: two sockets per room, strictly alternating."""
+async def relay_phase(args: argparse.Namespace, ports: list[int], pids: list[int], placement: list[tuple[int, int]]) -> dict:
+    """The same rooms and pace on the bare relay: two sockets per room, strictly alternating. Room i's
+    two sockets go to the relay processes `placement[i]` names (indexes into `ports`)."""
     import websockets
 
     acks: list[float] = []
@@ -314,8 +326,8 @@ async def relay_phase(args: argparse.Namespace, port: int, pids: list[int]) -> d
     stop = False
 
     async def room(index: int) -> None:
-        url = f"ws://127.0.0.1:{port}/relay/r{index}/"
-        sockets = [await websockets.connect(url, ping_interval=None) for _ in range(2)]
+        urls = [f"ws://127.0.0.1:{ports[node]}/relay/r{index}/" for node in placement[index % len(placement)]]
+        sockets = [await websockets.connect(url, ping_interval=None) for url in urls]
         rng = random.Random(index)
         turn = 0
         try:
@@ -385,6 +397,31 @@ def report(name: str, result: dict) -> float:
     return per_message
 
 
+def run_relay(args: argparse.Namespace, env: dict[str, str], started: list, layout: str, nodes: int,
+              placement: list[tuple[int, int]]) -> float:
+    """The bare relay's phase; its CPU per message. `same`: one relay process per chat process, each
+    room's two sockets on the processes the chat room's were on; a message between two processes
+    costs each its own queue entry and read, so a yardstick with every room in one process is
+    cheaper than the topology it is compared with. `single`: every room in one process."""
+    if layout == "single":
+        nodes, placement = 1, [(0, 0)]
+    ports = [args.port + 9 + i for i in range(nodes)]
+    relays = [start([sys.executable, "-m", "groundwork.serve", "-b", "127.0.0.1", "-p", str(p), "bench.bare_relay:application"],
+                    env, args.logs / f"relay-{p}.log") for p in ports]
+    started += relays
+    try:
+        for port, relay in zip(ports, relays):
+            wait_port(port, relay)
+        split = sum(1 for a, b in placement if a != b) * args.rooms // len(placement)
+        title = (f"Bare Channels relay ({nodes} process{'es' if nodes > 1 else ''}, same layer and pace"
+                 + (f", {split} of {args.rooms} rooms' two sockets on different processes, as in the chat run)" if nodes > 1 else ")"))
+        return report(title, asyncio.run(relay_phase(args, ports, [r.pid for r in relays], placement)))
+    finally:
+        for relay in relays:
+            relay.terminate()
+            relay.wait(timeout=15)
+
+
 def rooms_per_core(rooms: int, cores: float) -> str:
     return f"{rooms / cores:.0f}" if cores > 0.005 else "n/a"
 
@@ -404,6 +441,9 @@ def main() -> None:
     parser.add_argument("--campaign", default="bench-load", help="campaign slug (created; default bench-load)")
     parser.add_argument("--join-concurrency", type=int, default=20, help="joins in flight at once (default 20)")
     parser.add_argument("--no-relay", action="store_true", help="skip the bare relay")
+    parser.add_argument("--relay", choices=("same", "single", "both"), default="same",
+                        help="the bare relay's processes: as many as the chat processes, each room's sockets placed as "
+                             "that chat room's were (same, the default), all rooms in one process (single), or both runs")
     parser.add_argument("--logs", type=Path, default=ROOT / "var" / "bench-logs", help="server logs (default var/bench-logs)")
     args = parser.parse_args()
     args.warmup = args.warmup or args.pace
@@ -451,13 +491,10 @@ def main() -> None:
         chat = asyncio.run(groundwork_phase(args, targets, pids))
         chat_ms = report(f"Groundwork ({len(pids)} chat processes)", chat)
         if not args.no_relay:
-            relay_port = args.port + 9
-            relay = start([sys.executable, "-m", "groundwork.serve", "-b", "127.0.0.1", "-p", str(relay_port), "bench.bare_relay:application"],
-                          env, args.logs / "relay.log")
-            started.append(relay)
-            wait_port(relay_port, relay)
-            relay_ms = report("Bare Channels relay (1 process, same layer and pace)", asyncio.run(relay_phase(args, relay_port, [relay.pid])))
-            print(f"\nchat-process CPU per message / bare relay's: {chat_ms / max(relay_ms, 1e-9):.2f}x")
+            layouts = {"same": ["same"], "single": ["single"], "both": ["same", "single"]}[args.relay]
+            for layout in layouts:
+                relay_ms = run_relay(args, env, started, layout, len(targets), chat["placement"])
+                print(f"\nchat-process CPU per message / bare relay's ({layout}): {chat_ms / max(relay_ms, 1e-9):.2f}x")
         print(f"ended {rooms_end(args.campaign)} bench rooms")
         print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs "
               "(other work on the machine inflates every figure)")
