@@ -412,9 +412,11 @@ def run_relay(args: argparse.Namespace, env: dict[str, str], started: list, layo
     try:
         for port, relay in zip(ports, relays):
             wait_port(port, relay)
-        split = sum(1 for a, b in placement if a != b) * args.rooms // len(placement)
-        title = (f"Bare Channels relay ({nodes} process{'es' if nodes > 1 else ''}, same layer and pace"
-                 + (f", {split} of {args.rooms} rooms' two sockets on different processes, as in the chat run)" if nodes > 1 else ")"))
+        title = f"Bare Channels relay ({nodes} process{'es' if nodes > 1 else ''}, same layer and pace"
+        if nodes > 1:
+            split = sum(1 for a, b in placement if a != b)
+            title += f", {split} of {len(placement)} rooms' two sockets on different processes, as in the chat run"
+        title += ")"
         return report(title, asyncio.run(relay_phase(args, ports, [r.pid for r in relays], placement)))
     finally:
         for relay in relays:

@@ -15,13 +15,18 @@ FIELDS = ("id", "seq", "role", "retrieved_passages")
 # Without the retrieval (retrieved_passages): for a message whose checks do not read it.
 LEAN_FIELDS = FIELDS[:-1]
 ROOM_ID = Param("room", Room._meta.pk)
-RECENT = Prepared(lambda: Read(Message.objects.filter(room_id=ROOM_ID).order_by("-seq").values_list(*FIELDS)[:2]))
-RECENT_LEAN = Prepared(lambda: Read(Message.objects.filter(room_id=ROOM_ID).order_by("-seq").values_list(*LEAN_FIELDS)[:2]))
 
 
-def recent_messages(rows: list[tuple[Any, ...]], *, lean: bool = False) -> list[Message]:
-    """The messages of RECENT's rows (RECENT_LEAN's when `lean`), oldest first."""
-    fields = LEAN_FIELDS if lean else FIELDS
+def _last_two(fields: tuple[str, ...]) -> Prepared:
+    return Prepared(lambda: Read(Message.objects.filter(room_id=ROOM_ID).order_by("-seq").values_list(*fields)[:2]))
+
+
+RECENT = _last_two(FIELDS)
+RECENT_LEAN = _last_two(LEAN_FIELDS)
+
+
+def recent_messages(rows: list[tuple[Any, ...]], fields: tuple[str, ...] = FIELDS) -> list[Message]:
+    """The messages of RECENT's rows (of `fields`: LEAN_FIELDS for RECENT_LEAN's), oldest first."""
     return [Message.from_db(DEFAULT_DB_ALIAS, fields, row) for row in reversed(rows)]
 
 

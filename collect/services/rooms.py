@@ -16,7 +16,7 @@ from collect.lifecycle.outcomes import room_outcomes_set
 from collect.models import ActionReceipt, Assignment, Campaign, Message, Room, RoomStatus
 from collect.protocols import get_protocol
 from collect.protocols.base import Effect
-from collect.recent import RECENT, RECENT_LEAN, ROOM_ID, recent_messages
+from collect.recent import FIELDS, LEAN_FIELDS, RECENT, RECENT_LEAN, ROOM_ID, recent_messages
 from groundwork.round_trips import Param, Prepared, Read, Update, Written, insert, run_together
 from retrieval.models import KnowledgeSource
 
@@ -150,7 +150,7 @@ class _RoomRead:
         self.locked_room = Prepared(lambda: Written(_locked_room_sql(columns), Room.objects.values_list(
             *self.fields, *(f"campaign__{name}" for name in _CAMPAIGN_FIELDS)
         )))
-        self.recent = RECENT if panels else RECENT_LEAN
+        self.recent, self.recent_fields = (RECENT, FIELDS) if panels else (RECENT_LEAN, LEAN_FIELDS)
 
 
 _READS = {True: _RoomRead(panels=True), False: _RoomRead(panels=False)}
@@ -177,7 +177,7 @@ def _room_for_message(room_id: Any, *, panels: bool = True) -> tuple[Room, list[
     split = len(read.fields)
     room = Room.from_db(DEFAULT_DB_ALIAS, read.fields, rows[0][:split])
     room.campaign = Campaign.from_db(DEFAULT_DB_ALIAS, _CAMPAIGN_FIELDS, rows[0][split:])
-    return room, recent_messages(recent_rows, lean=not panels)
+    return room, recent_messages(recent_rows, read.recent_fields)
 
 
 @dataclass(frozen=True)
