@@ -1,7 +1,8 @@
 """The yardstick of bench/chat_load.py: a bare Channels relay on the same channel layer. A socket
-on /relay/<room>/ joins the room's group; every text frame is sent to the group as it is. No
-database, no validation, no state: what Channels + daphne + the layer cost per message by
-themselves. Served as `daphne bench.bare_relay:application` with REDIS_URL set."""
+on /relay/<room>/ joins the room's group; every text frame is sent back to its sender and, through
+the layer, to the rest of the group, as it is. No database, no validation, no state: what
+Channels + daphne + the layer cost per message by themselves. Served as
+`daphne bench.bare_relay:application` with REDIS_URL set."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
+from groundwork.channel_layer import group_send_except  # noqa: E402
+
 
 class Relay(AsyncWebsocketConsumer):
     async def connect(self) -> None:
@@ -42,7 +45,12 @@ class Relay(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        await self.channel_layer.group_send(self.group, {"type": "relay.text", "text": text_data})
+        # As a chat message is carried (collect/consumers/room.py): the sender answered on its own
+        # socket, the partner through the layer. A group send to both would cost a room whose two
+        # sockets are on different processes two queue entries and two reads per message where
+        # the chat pays one, and make the yardstick dearer on a topology than the chat is.
+        await self.send(text_data=text_data)
+        await group_send_except(self.channel_layer, self.group, {"type": "relay.text", "text": text_data}, skip=self.channel_name)
 
     async def relay_text(self, event: dict[str, str]) -> None:
         await self.send(text_data=event["text"])

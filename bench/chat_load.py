@@ -400,9 +400,10 @@ def report(name: str, result: dict) -> float:
 def run_relay(args: argparse.Namespace, env: dict[str, str], started: list, layout: str, nodes: int,
               placement: list[tuple[int, int]]) -> float:
     """The bare relay's phase; its CPU per message. `same`: one relay process per chat process, each
-    room's two sockets on the processes the chat room's were on; a message between two processes
-    costs each its own queue entry and read, so a yardstick with every room in one process is
-    cheaper than the topology it is compared with. `single`: every room in one process."""
+    room's two sockets on the processes the chat room's were on: the chat run's own topology. One
+    process carries the same messages for less CPU each (more of them share each wake of its event
+    loop and each read of its queue), so `single`, every room in one process, is the yardstick of
+    a cheaper topology than the chat run's."""
     if layout == "single":
         nodes, placement = 1, [(0, 0)]
     ports = [args.port + 9 + i for i in range(nodes)]
