@@ -13,18 +13,24 @@ each value goes: Django compiles it once per connection, and each use binds only
 PostgreSQL the values travel apart from the SQL text (server-side binding) and a prepared
 statement is parsed and planned once per connection (`DATABASE_PREPARED_STATEMENTS`).
 
+A transaction opened with `batched_transaction()` costs no round trips of its own on PostgreSQL: its
+BEGIN goes with its first batch and its COMMIT with the batch that asks for it (`commit=True`),
+where transaction.atomic() takes one round trip for each.
+
 On other databases (SQLite has no round trips) the statements run one after another."""
 
 from __future__ import annotations
 
 import time
 import weakref
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Union
 
 import psycopg
-from django.db import connections
+from django.db import connections, transaction
+from psycopg.pq import TransactionStatus
 from django.db.models import Expression, Field, Model, QuerySet, sql
 from django.db.models.signals import post_save, pre_save
 
@@ -173,8 +179,85 @@ class Bound:
         return Compiled(text, [p.bind(self.values, connection) if isinstance(p, Param) else p for p in params], result)
 
 
-def run_together(*statements: Statement | Bound, using: str = "default") -> list[Any]:
-    """Each statement's result, in order. Run inside the caller's transaction, if any."""
+class _Batched:
+    """A batched_transaction() on one connection: whether its BEGIN and COMMIT have gone out."""
+
+    begun = False
+    committed = False
+
+
+# Connection → its open batched transaction.
+_BATCHED: weakref.WeakKeyDictionary[Any, _Batched] = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def batched_transaction(using: str = "default") -> Iterator[None]:
+    """transaction.atomic() for work that starts with a run_together() batch and ends with one
+    (`commit=True`). On PostgreSQL, outside any atomic block, the BEGIN is sent with the first
+    statement and the COMMIT with the last batch, two round trips fewer. A statement the ORM runs
+    in between is inside the transaction (a BEGIN goes first if it has not yet gone); one after the
+    COMMIT is a mistake and raises. A block left without a COMMIT batch commits on the way out; one
+    left by an exception rolls back. Elsewhere, and inside an atomic block, it is atomic()."""
+    connection = connections[using]
+    if connection.vendor != "postgresql" or connection.in_atomic_block or not connection.get_autocommit():
+        with transaction.atomic(using=using):
+            yield
+        return
+    state = _BATCHED[connection] = _Batched()
+    try:
+        with connection.execute_wrapper(_inside(connection, state)):
+            yield
+        if state.begun and not state.committed:
+            _send(connection, "COMMIT")
+            state.committed = True
+    except BaseException:
+        if state.begun and not state.committed:
+            _rollback(connection)
+        raise
+    finally:
+        del _BATCHED[connection]
+
+
+def _inside(connection: Any, state: _Batched) -> Callable[..., Any]:
+    """An execute wrapper: the ORM's statements of a batched transaction run inside it."""
+
+    def wrapper(execute: Callable[..., Any], sql: Any, params: Any, many: bool, context: Any) -> Any:
+        if state.committed:
+            raise transaction.TransactionManagementError("A statement after the COMMIT of a batched transaction.")
+        if not state.begun:
+            _send(connection, "BEGIN")
+            state.begun = True
+        return execute(sql, params, many, context)
+
+    return wrapper
+
+
+def _send(connection: Any, command: str) -> None:
+    with connection.wrap_database_errors:
+        connection.connection.execute(command)
+    if connection.queries_logged:
+        connection.queries_log.append({"sql": command, "time": "0.000"})
+
+
+def _rollback(connection: Any) -> None:
+    """Ends a batched transaction that failed; a connection it cannot be rolled back on is closed,
+    so no later statement runs in what is left of it."""
+    raw = connection.connection
+    if raw is None or raw.closed:
+        return
+    if raw.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
+        try:
+            _send(connection, "ROLLBACK")
+        except Exception:
+            connection.close()
+            return
+    if raw.info.transaction_status != TransactionStatus.IDLE:
+        connection.close()
+
+
+def run_together(*statements: Statement | Bound, using: str = "default", commit: bool = False) -> list[Any]:
+    """Each statement's result, in order. Run inside the caller's transaction, if any; inside a
+    batched_transaction(), `commit` ends it with this batch."""
     connection = connections[using]
     compiled = [statement.compile(connection) for statement in statements]
     if connection.vendor != "postgresql":
@@ -189,10 +272,18 @@ def run_together(*statements: Statement | Bound, using: str = "default") -> list
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     raw = connection.connection
+    batched = _BATCHED.get(connection)
+    if batched is not None and batched.committed:
+        raise transaction.TransactionManagementError("A statement after the COMMIT of a batched transaction.")
+    begin = batched is not None and not batched.begun
+    commit = commit and batched is not None
     started = time.monotonic()
     with connection.wrap_database_errors:
         cursors = []
-        with raw.pipeline() if len(compiled) > 1 else nullcontext():
+        with raw.pipeline() if len(compiled) + begin + commit > 1 else nullcontext():
+            if begin:
+                raw.execute("BEGIN")
+                batched.begun = True
             for statement, (text, params, _result) in zip(statements, compiled):
                 # Django's cursors quote every value into the SQL text in Python (a wizard's
                 # message carries its whole knowledge panel); these send the values apart, and a
@@ -200,28 +291,36 @@ def run_together(*statements: Statement | Bound, using: str = "default") -> list
                 cursor = psycopg.Cursor(raw)
                 cursor.execute(text, params, prepare=isinstance(statement, Bound))
                 cursors.append(cursor)
+            if commit:
+                raw.execute("COMMIT")
+        if commit:
+            batched.committed = True
         results = [c.result(cursor) for c, cursor in zip(compiled, cursors)]
     if connection.queries_logged:
         # Kept in connection.queries like any other statement (DEBUG, assertNumQueries).
-        elapsed = f"{(time.monotonic() - started) / len(compiled):.3f}"
-        for text, params, _result in compiled:
-            connection.queries_log.append({"sql": connection.ops.compose_sql(text, params), "time": elapsed})
+        elapsed = f"{(time.monotonic() - started) / max(1, len(compiled)):.3f}"
+        logged = [connection.ops.compose_sql(text, params) for text, params, _result in compiled]
+        for sql in ["BEGIN"] * begin + logged + ["COMMIT"] * commit:
+            connection.queries_log.append({"sql": sql, "time": elapsed})
     return results
 
 
 _INSERTS: dict[type[Model], Prepared] = {}
 
 
-def insert(obj: Model, *, using: str = "default") -> None:
+def insert(obj: Model, *, using: str = "default", commit: bool = False) -> None:
     """`obj.save()` of a new object, its INSERT compiled once per model and connection. A model
-    with a save() of its own or pre/post_save receivers is saved by save() instead."""
+    with a save() of its own or pre/post_save receivers is saved by save() instead. `commit`: as
+    run_together's."""
     model = type(obj)
     if model.save is not Model.save or pre_save.has_listeners(model) or post_save.has_listeners(model):
         obj.save(force_insert=True, using=using)
+        if commit:
+            run_together(using=using, commit=True)
         return
     prepared = _INSERTS.get(model) or _INSERTS.setdefault(model, Prepared(lambda: Insert(model)))
     meta = model._meta
     values = {f.attname: f.pre_save(obj, True) for f in meta.concrete_fields if f is not meta.auto_field}
-    [obj.pk] = run_together(prepared(**values), using=using)
+    [obj.pk] = run_together(prepared(**values), using=using, commit=commit)
     obj._state.adding = False
     obj._state.db = using

@@ -17,7 +17,7 @@ from collect.models import ActionReceipt, Assignment, Campaign, Message, Room, R
 from collect.protocols import get_protocol
 from collect.protocols.base import Effect
 from collect.recent import FIELDS, LEAN_FIELDS, RECENT, RECENT_LEAN, ROOM_ID, recent_messages
-from groundwork.round_trips import Param, Prepared, Read, Update, Written, insert, run_together
+from groundwork.round_trips import Param, Prepared, Read, Update, Written, batched_transaction, insert, run_together
 from retrieval.models import KnowledgeSource
 
 @dataclass(frozen=True)
@@ -76,9 +76,10 @@ def message_post(*, room_id: Any, assignment: Assignment, client_id: str, text: 
     """Store one utterance; the protocol validates its own part of the frame. A resend of a stored
     message (same sender and client_id) is answered with the stored one. That is looked up only
     when storing fails, not before every message: the insert then hits the unique constraint, or
-    the room has moved on since (not this sender's turn, the chat over, the panel changed)."""
+    the room has moved on since (not this sender's turn, the chat over, the panel changed). One
+    transaction, whose BEGIN and COMMIT go with its two batches of statements (round_trips.py)."""
     try:
-        with transaction.atomic():
+        with batched_transaction():
             return Posted(_message_create(room_id, assignment, client_id, text, frame), created=True)
     except (IntegrityError, ProtocolError):
         existing = Message.objects.filter(room_id=room_id, sender=assignment, client_id=client_id).first()
@@ -98,9 +99,10 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
         raise ProtocolError("not_your_turn", protocol.out_of_turn(role=assignment.role, count=count))
     fields = protocol.message_fields(room=room, assignment=assignment, frame=frame, count=count, recent=recent)
     message = Message(room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields)
-    insert(message)
     # Turns alternate, so after the second speaker's message both have spoken (count + 1) / 2 turns.
-    if message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit:
+    last = message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit
+    insert(message, commit=not last)
+    if last:
         _end(room, status=RoomStatus.RATING, reason="turn limit reached")
     return message
 
