@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Union
 
 import psycopg
-from django.db import connections, transaction
-from psycopg.pq import TransactionStatus
+from django.db import InterfaceError, connections, transaction
 from django.db.models import Expression, Field, Model, QuerySet, sql
 from django.db.models.signals import post_save, pre_save
+from psycopg.pq import TransactionStatus
 
 
 class Compiled(NamedTuple):
@@ -267,14 +267,19 @@ def run_together(*statements: Statement | Bound, using: str = "default", commit:
                 cursor.execute(text, params)
                 results.append(result(cursor))
             return results
-    # As Django's own cursors do: after close_old_connections() (a Celery task's start), a connection
-    # the server dropped is found by the health check and replaced, not used and failed on.
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    raw = connection.connection
     batched = _BATCHED.get(connection)
     if batched is not None and batched.committed:
         raise transaction.TransactionManagementError("A statement after the COMMIT of a batched transaction.")
+    if batched is not None and batched.begun:
+        # Mid-transaction a new connection would run the rest outside it, without its lock.
+        if connection.connection is None:
+            raise InterfaceError("The connection of a batched transaction was closed.")
+    else:
+        # As Django's own cursors do: after close_old_connections() (a Celery task's start), a
+        # connection the server dropped is found by the health check and replaced, not failed on.
+        connection.close_if_health_check_failed()
+        connection.ensure_connection()
+    raw = connection.connection
     begin = batched is not None and not batched.begun
     commit = commit and batched is not None
     started = time.monotonic()

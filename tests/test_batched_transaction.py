@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from django.db import OperationalError, connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from collect.errors import ProtocolError
@@ -165,5 +165,18 @@ def test_a_connection_lost_mid_transaction_is_closed_and_the_next_call_gets_a_ne
         insert(_message(room, seat, 1, "w1"), commit=True)
     connection.close_if_unusable_or_obsolete()
     assert Room.objects.get(pk=room.pk).end_reason == ""  # nothing of it committed
+    assert not Message.objects.filter(room=room).exists()
+    assert _idle()
+
+
+@on_postgres
+def test_a_connection_closed_mid_transaction_is_not_replaced_by_a_new_one_that_runs_the_rest():
+    room = make_room(make_campaign())
+    seat = _seats(room)["wizard"]
+    with pytest.raises(InterfaceError), batched_transaction():
+        run_together(STAMP(room=room.pk, reason="lost"))
+        connection.close()
+        insert(_message(room, seat, 1, "w1"), commit=True)
+    assert Room.objects.get(pk=room.pk).end_reason == ""
     assert not Message.objects.filter(room=room).exists()
     assert _idle()
