@@ -458,6 +458,9 @@ def main() -> None:
     from groundwork.topology import WORKERS, worker_command
 
     bench_campaign(args.campaign)
+    # An interrupted run leaves its waits and rooms open: this run's workers would pair with them.
+    if left := rooms_end(args.campaign):
+        print(f"ended {left} bench rooms an earlier run left open")
     args.logs.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "GROUNDWORK_INDEX_DIR": str(settings.INDEX_DIR), "PYTHONUNBUFFERED": "1",
            "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL") or os.environ["REDIS_URL"],
