@@ -223,13 +223,17 @@ def _inside(connection: Any, state: _Batched) -> Callable[..., Any]:
 
     def wrapper(execute: Callable[..., Any], sql: Any, params: Any, many: bool, context: Any) -> Any:
         if state.committed:
-            raise transaction.TransactionManagementError("A statement after the COMMIT of a batched transaction.")
+            raise _after_commit()
         if not state.begun:
             _send(connection, "BEGIN")
             state.begun = True
         return execute(sql, params, many, context)
 
     return wrapper
+
+
+def _after_commit() -> transaction.TransactionManagementError:
+    return transaction.TransactionManagementError("A statement after the COMMIT of a batched transaction.")
 
 
 def _send(connection: Any, command: str) -> None:
@@ -269,7 +273,7 @@ def run_together(*statements: Statement | Bound, using: str = "default", commit:
             return results
     batched = _BATCHED.get(connection)
     if batched is not None and batched.committed:
-        raise transaction.TransactionManagementError("A statement after the COMMIT of a batched transaction.")
+        raise _after_commit()
     if batched is not None and batched.begun:
         # Mid-transaction a new connection would run the rest outside it, without its lock.
         if connection.connection is None:
