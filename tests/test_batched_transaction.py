@@ -32,12 +32,23 @@ def _seats(room: Room) -> dict[str, Assignment]:
 
 
 def _idle() -> bool:
-    """The connection holds no transaction (on PostgreSQL, as the server reports it)."""
+    """The connection holds no transaction, not even a failed one (as the database reports it)."""
+    if connection.connection is None:
+        return True
     if connection.vendor != "postgresql":
-        return not connection.in_atomic_block
+        return not connection.connection.in_transaction
     from psycopg.pq import TransactionStatus
 
-    return connection.connection is None or connection.connection.info.transaction_status == TransactionStatus.IDLE
+    return connection.connection.info.transaction_status == TransactionStatus.IDLE
+
+
+def _in_transaction() -> bool:
+    """The database itself has a transaction open on this connection."""
+    if connection.vendor != "postgresql":
+        return connection.connection.in_transaction
+    from psycopg.pq import TransactionStatus
+
+    return connection.connection.info.transaction_status == TransactionStatus.INTRANS
 
 
 def _statements(queries: CaptureQueriesContext) -> list[str]:
@@ -142,7 +153,7 @@ def test_inside_an_atomic_block_it_is_a_savepoint_of_that_block():
             raise RuntimeError("abandoned")
         with batched_transaction():
             run_together(STAMP(room=room.pk, reason="kept"), commit=True)
-        assert connection.in_atomic_block  # the outer block was not committed by `commit`
+        assert _in_transaction()  # `commit` did not commit the outer block
     assert Room.objects.get(pk=room.pk).end_reason == "kept"
 
 
