@@ -117,6 +117,20 @@ def percentiles(values: list[float]) -> str:
     return f"p50 {cuts[49]:7.1f}  p95 {cuts[94]:7.1f}  p99 {cuts[98]:7.1f} ms"
 
 
+def slow_acks(timed: list[tuple[float, float, int]], over_ms: float = 50.0) -> str:
+    """When the acks over `over_ms` came, by second (UTC, to set beside PostgreSQL's and the servers'
+    logs) and chat process: a tail from one stall shows as one or two seconds, a slow run as many."""
+    slow = [(at, home) for at, ms, home in timed if ms > over_ms]
+    if not slow:
+        return f"none over {over_ms:g} ms"
+    seconds: dict[str, list[int]] = {}
+    for at, home in slow:
+        seconds.setdefault(time.strftime("%H:%M:%S", time.gmtime(at)), []).append(home)
+    worst = sorted(seconds.items(), key=lambda item: -len(item[1]))[:5]
+    return (f"{len(slow)} over {over_ms:g} ms in {len(seconds)} seconds; the most: "
+            + ", ".join(f"{second} {len(homes)} (process {'/'.join(str(h) for h in sorted(set(homes)))})" for second, homes in worst))
+
+
 def client_settle() -> None:
     """This client's own collector pauses would count as the servers' latency: what it holds for
     its thousands of sockets is moved out of the collector's sight before measuring, as the
@@ -256,6 +270,7 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     await asyncio.sleep(args.warmup)
     for worker in workers:
         worker.stats.ack_ms.clear()
+        worker.stats.ack_at.clear()
         worker.stats.delivery_ms.clear()
         worker.stats.knowledge_wait_ms.clear()
         worker.stats.knowledge_missed = 0
@@ -265,6 +280,7 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     roles = role_window(roles_start, role_cpu())
     placement = room_placement(workers)
     acks = [ms for worker in workers for ms in worker.stats.ack_ms]
+    slow = [(at, ms, worker.node) for worker in workers for ms, at in zip(worker.stats.ack_ms, worker.stats.ack_at)]
     deliveries = [ms for worker in workers for ms in worker.stats.delivery_ms]
     knowledge = [ms for worker in workers for ms in worker.stats.knowledge_wait_ms]
     knowledge_missed = sum(worker.stats.knowledge_missed for worker in workers)
@@ -284,7 +300,7 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     for worker in workers:
         for code in worker.stats.errors:
             errors[code] = errors.get(code, 0) + 1
-    return {**measured, "messages": len(acks), "acks": acks, "deliveries": deliveries, "unacked": unacked,
+    return {**measured, "messages": len(acks), "acks": acks, "ack_times": slow, "deliveries": deliveries, "unacked": unacked,
             "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
             "reconnects": sum(worker.stats.reconnects for worker in workers),
             "knowledge": knowledge, "knowledge_missed": knowledge_missed, "roles": roles, "rooms": args.rooms,
@@ -378,6 +394,8 @@ def report(name: str, result: dict) -> float:
     print(f"  messages        {result['messages']} in {result['seconds']:.0f} s = {result['messages'] / result['seconds']:.1f}/s")
     print(f"  ack             {percentiles(result['acks'])}")
     print(f"  delivery        {percentiles(result['deliveries'])}")
+    if "ack_times" in result:
+        print(f"  slow acks       {slow_acks(result['ack_times'])}")
     if "unacked" in result:
         print(f"  lost            {result['lost_stored']} acknowledged but not stored, {result['undelivered']} never "
               f"delivered to the partner, {result['unacked']} still unacknowledged after the drain")

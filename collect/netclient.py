@@ -36,6 +36,7 @@ class Stats:
     """What one worker saw; the bench and the tests add these up."""
 
     ack_ms: list[float] = field(default_factory=list)
+    ack_at: list[float] = field(default_factory=list)  # time.time() of each ack_ms, to place a slow one
     delivery_ms: list[float] = field(default_factory=list)
     sent: dict[str, int] = field(default_factory=dict)  # client_id → acked seq
     received: dict[int, int] = field(default_factory=dict)  # seq → times received
@@ -237,6 +238,7 @@ class Worker:
         self.acked_seq = max(self.acked_seq, seq)
         if client_id in SENT_AT:
             self.stats.ack_ms.append((now - SENT_AT[client_id]) * 1000)
+            self.stats.ack_at.append(time.time())
 
     async def _send(self, frame: dict[str, Any]) -> None:
         if self.socket is not None:

@@ -2,16 +2,20 @@
 
 Under load, each round trip of the chat message path costs a busy chat process far more than the
 database's own time: the thread that waits for the answer has to be woken and win the GIL again
-(docs/deployment.md). psycopg's pipeline mode sends statements together and reads their answers
-together. The statements are ORM querysets, compiled by Django as usual; each still runs as a
-statement of its own, in order, in the caller's transaction. So under READ COMMITTED a read that
-follows a row lock in the same batch sees what the transaction it waited for had committed.
+(docs/deployment.md). A batch goes to PostgreSQL as one query string of its statements, on the
+simple query protocol, and their answers come back together. The statements are ORM querysets,
+compiled by Django as usual; each still runs as a statement of its own, in order, in the caller's
+transaction (or, outside one, in the implicit transaction of its batch). So under READ COMMITTED a
+read that follows a row lock in the same batch sees what the transaction it waited for had
+committed.
 
 Building and compiling a queryset costs the chat process more CPU than the database spends running
 it. A statement whose shape never changes is written once, as a `Prepared` one with a `Param` where
 each value goes: Django compiles it once per connection, and each use binds only the values. On
-PostgreSQL the values travel apart from the SQL text (server-side binding) and a prepared
-statement is parsed and planned once per connection (`DATABASE_PREPARED_STATEMENTS`).
+PostgreSQL it is PREPAREd once per connection, so the server parses and plans it once, and each
+use is an `EXECUTE` with the values quoted in (`DATABASE_PREPARED_STATEMENTS`). psycopg's pipeline
+mode, which sends the values apart from the SQL, cost the chat process more CPU per batch than
+quoting them (bench/message_post_cost.py).
 
 A transaction opened with `batched_transaction()` costs no round trips of its own on PostgreSQL: its
 BEGIN goes with its first batch and its COMMIT with the batch that asks for it (`commit=True`),
@@ -21,10 +25,12 @@ On other databases (SQLite has no round trips) the statements run one after anot
 
 from __future__ import annotations
 
+import itertools
+import re
 import time
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Union
 
@@ -155,8 +161,11 @@ class Prepared:
     once per database connection (each thread has its own); `prepared(name=value, ...)` is the
     statement with those values, for `run_together`."""
 
+    _numbers = itertools.count(1)
+
     def __init__(self, build: Callable[[], Statement]) -> None:
         self.build = build
+        self.name = f"groundwork_{next(self._numbers)}"  # its name on the server, where prepared there
         self._compiled: weakref.WeakKeyDictionary[Any, Compiled] = weakref.WeakKeyDictionary()
 
     def __call__(self, **values: Any) -> Bound:
@@ -259,6 +268,56 @@ def _rollback(connection: Any) -> None:
         connection.close()
 
 
+# psycopg connection → the names of the statements prepared on it (PREPARE lasts as long as the
+# session, whatever becomes of the transaction it was sent in).
+_PREPARED_ON: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+_PLACEHOLDER = re.compile(r"%%|%s")
+
+
+def _numbered(text: str) -> str:
+    """Django's SQL (%s for each value, %% for a percent sign) with PostgreSQL's $1, $2, ..."""
+    numbers = itertools.count(1)
+    return _PLACEHOLDER.sub(lambda match: "%" if match[0] == "%%" else f"${next(numbers)}", text)
+
+
+def _run_batch(raw: Any, statements: tuple[Statement | Bound, ...], compiled: list[Compiled], *,
+               begin: bool, commit: bool) -> Any:
+    """One round trip: the statements as one query string, with BEGIN and COMMIT where asked, on
+    PostgreSQL's simple query protocol; a cursor at the first statement's result (BEGIN's, if
+    sent). The values are quoted into the string by psycopg's client-side binding (as Django's
+    own cursors send them); a Prepared statement runs as `EXECUTE name(values)` of a statement
+    PREPAREd once per connection, so the server parses and plans it once. psycopg's pipeline mode
+    would send the same in one round trip with the values apart, for more of the chat process's
+    CPU (bench/message_post_cost.py)."""
+    parts = ["BEGIN"] if begin else []
+    values: list[Any] = []
+    server_prepares = raw.prepare_threshold is not None
+    for statement, (text, params, _result) in zip(statements, compiled):
+        if server_prepares and isinstance(statement, Bound):
+            name = _prepared_on(raw, statement.prepared, text)
+            text = f"EXECUTE {name}({', '.join(['%s'] * len(params))})" if params else f"EXECUTE {name}"
+        parts.append(text)
+        values.extend(params)
+    if commit:
+        parts.append("COMMIT")
+    cursor = psycopg.ClientCursor(raw)
+    if parts:
+        cursor.execute("; ".join(parts), values)
+    return cursor
+
+
+def _prepared_on(raw: Any, prepared: Prepared, text: str) -> str:
+    """The name `prepared` has on this connection, PREPAREd there first if it is new to it (a round
+    trip of its own, once per connection and statement)."""
+    names = _PREPARED_ON.get(raw)
+    if names is None:
+        names = _PREPARED_ON[raw] = set()
+    if prepared.name not in names:
+        raw.execute(f"PREPARE {prepared.name} AS {_numbered(text)}")
+        names.add(prepared.name)
+    return prepared.name
+
+
 def run_together(*statements: Statement | Bound, using: str = "default", commit: bool = False) -> list[Any]:
     """Each statement's result, in order. Run inside the caller's transaction, if any; inside a
     batched_transaction(), `commit` ends it with this batch."""
@@ -288,23 +347,16 @@ def run_together(*statements: Statement | Bound, using: str = "default", commit:
     commit = commit and batched is not None
     started = time.monotonic()
     with connection.wrap_database_errors:
-        cursors = []
-        with raw.pipeline() if len(compiled) + begin + commit > 1 else nullcontext():
-            if begin:
-                raw.execute("BEGIN")
-                batched.begun = True
-            for statement, (text, params, _result) in zip(statements, compiled):
-                # Django's cursors quote every value into the SQL text in Python (a wizard's
-                # message carries its whole knowledge panel); these send the values apart, and a
-                # prepared statement is parsed and planned once per connection by the server.
-                cursor = psycopg.Cursor(raw)
-                cursor.execute(text, params, prepare=isinstance(statement, Bound))
-                cursors.append(cursor)
-            if commit:
-                raw.execute("COMMIT")
+        if begin:
+            batched.begun = True  # from here on, a failure rolls back (_rollback reads the server's state)
+        cursor = _run_batch(raw, statements, compiled, begin=begin, commit=commit)
         if commit:
             batched.committed = True
-        results = [c.result(cursor) for c, cursor in zip(compiled, cursors)]
+        results = []
+        for index, (_text, _params, result) in enumerate(compiled):
+            if index or begin:
+                cursor.nextset()
+            results.append(result(cursor))
     if connection.queries_logged:
         # Kept in connection.queries like any other statement (DEBUG, assertNumQueries).
         elapsed = f"{(time.monotonic() - started) / max(1, len(compiled)):.3f}"

@@ -112,11 +112,11 @@ if DATABASE_URL:
     else:
         # One test database per test process, so that concurrent test runs never share one.
         DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
-        if env_bool("DATABASE_PREPARED_STATEMENTS", True):
-            # Only the statements that ask for it are prepared on the server (the message path's
-            # fixed ones, groundwork/round_trips.py): Django's own never are, as by default. Off
-            # behind a connection pooler that cannot keep prepared statements.
-            DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 2**31 - 1)
+        # Only the statements that ask for it are prepared on the server (the message path's fixed
+        # ones, groundwork/round_trips.py): Django's own never are, as by default. None: none at
+        # all, behind a connection pooler that cannot keep prepared statements.
+        prepared = 2**31 - 1 if env_bool("DATABASE_PREPARED_STATEMENTS", True) else None
+        DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", prepared)
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {

@@ -1,4 +1,4 @@
-"""groundwork.round_trips: ORM statements sent together (psycopg's pipeline on PostgreSQL) give what
+"""groundwork.round_trips: ORM statements sent together (one query string on PostgreSQL) give what
 the ORM gives one by one, in the caller's transaction, and a read after a row lock in the same
 batch sees what the transaction it waited for committed."""
 
@@ -150,19 +150,45 @@ def test_insert_stores_what_save_stores():
 
 @on_postgres
 @pytest.mark.django_db
-def test_on_postgresql_a_prepared_statement_is_parsed_once_by_the_server_and_its_values_travel_apart():
+def test_on_postgresql_a_prepared_statement_is_parsed_once_by_the_server_and_its_values_are_quoted():
     room = make_room(make_campaign())
-    tricky = "it's a \\ back'slash; -- not a comment %s ünïcode"
+    tricky = "it's a \\ back'slash; -- not a comment %s $1 ünïcode); SELECT 1; --"
     for _ in range(3):
         with transaction.atomic():
             run_together(LOCK(room=room.pk, reason=tricky))
     run_together(Read(Room.objects.filter(pk=room.pk, end_reason="ad hoc").values_list("id")))
     assert Room.objects.get(pk=room.pk).end_reason == tricky
+    [prepared] = [text for text in _prepared_statements() if "end_reason" in text]  # once, and not the ad hoc read
+    assert prepared.startswith(f"PREPARE {LOCK.name} AS UPDATE") and "= $1" in prepared and "$2" in prepared
+
+
+def _prepared_statements() -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
-        prepared = [row[0] for row in cursor.fetchall()]
-    assert len([text for text in prepared if text.startswith("UPDATE") and "end_reason" in text]) == 1
-    assert not [text for text in prepared if text.startswith("SELECT") and "end_reason" in text]  # the ad hoc read
+        return [row[0] for row in cursor.fetchall()]
+
+
+@on_postgres
+@pytest.mark.django_db
+def test_with_prepared_statements_off_nothing_is_prepared_and_the_results_are_the_same():
+    """DATABASE_PREPARED_STATEMENTS=0 (behind a pooler that cannot keep them) sets psycopg's
+    prepare_threshold to None: the statements are then sent whole, every time."""
+    room = make_room(make_campaign())
+    add_message(room, "wizard", "one", retrieved_passages=[{"A": ["a."]}])
+    lock, recent_read = Prepared(LOCK.build), Prepared(RECENT.build)  # new to the connection
+    connection.ensure_connection()
+    raw = connection.connection
+    raw.prepare_threshold = None
+    try:
+        with transaction.atomic():
+            changed, recent = run_together(lock(room=room.pk, reason="unprepared"), recent_read(room=room.pk))
+    finally:
+        raw.prepare_threshold = 2**31 - 1
+    assert (changed, recent) == (1, [(1, "wizard", [{"A": ["a."]}])])
+    assert Room.objects.get(pk=room.pk).end_reason == "unprepared"
+    assert not [text for text in _prepared_statements() if f" {lock.name} " in text or f" {recent_read.name} " in text]
+    run_together(lock(room=room.pk, reason="prepared"))  # the check above can fail: with the threshold back, it is prepared
+    assert [text for text in _prepared_statements() if f" {lock.name} " in text]
 
 
 @on_postgres
