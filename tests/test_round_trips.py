@@ -158,8 +158,9 @@ def test_on_postgresql_a_prepared_statement_is_parsed_once_by_the_server_and_its
             run_together(LOCK(room=room.pk, reason=tricky))
     run_together(Read(Room.objects.filter(pk=room.pk, end_reason="ad hoc").values_list("id")))
     assert Room.objects.get(pk=room.pk).end_reason == tricky
-    [prepared] = [text for text in _prepared_statements() if "end_reason" in text]  # once, and not the ad hoc read
+    [prepared] = [text for text in _prepared_statements() if text.startswith(f"PREPARE {LOCK.name} ")]  # once
     assert prepared.startswith(f"PREPARE {LOCK.name} AS UPDATE") and "= $1" in prepared and "$2" in prepared
+    assert not [text for text in _prepared_statements() if "ad hoc" in text or "SELECT" in text and "end_reason" in text]
 
 
 def _prepared_statements() -> list[str]:
