@@ -268,9 +268,9 @@ def _rollback(connection: Any) -> None:
         connection.close()
 
 
-# psycopg connection → the names of the statements prepared on it (PREPARE lasts as long as the
-# session, whatever becomes of the transaction it was sent in).
-_PREPARED_ON: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+# psycopg connection → the statements prepared on it, by name, each with the EXECUTE that runs it
+# (PREPARE lasts as long as the session, whatever becomes of the transaction it was sent in).
+_PREPARED_ON: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
 _PLACEHOLDER = re.compile(r"%%|%s")
 
 
@@ -294,8 +294,7 @@ def _run_batch(raw: Any, statements: tuple[Statement | Bound, ...], compiled: li
     server_prepares = raw.prepare_threshold is not None
     for statement, (text, params, _result) in zip(statements, compiled):
         if server_prepares and isinstance(statement, Bound):
-            name = _prepared_on(raw, statement.prepared, text)
-            text = f"EXECUTE {name}({', '.join(['%s'] * len(params))})" if params else f"EXECUTE {name}"
+            text = _execute_on(raw, statement.prepared, text, len(params))
         parts.append(text)
         values.extend(params)
     if commit:
@@ -306,16 +305,17 @@ def _run_batch(raw: Any, statements: tuple[Statement | Bound, ...], compiled: li
     return cursor
 
 
-def _prepared_on(raw: Any, prepared: Prepared, text: str) -> str:
-    """The name `prepared` has on this connection, PREPAREd there first if it is new to it (a round
-    trip of its own, once per connection and statement)."""
-    names = _PREPARED_ON.get(raw)
-    if names is None:
-        names = _PREPARED_ON[raw] = set()
-    if prepared.name not in names:
+def _execute_on(raw: Any, prepared: Prepared, text: str, values: int) -> str:
+    """The EXECUTE of `prepared` (`text`, with `values` placeholders) on this connection, PREPAREd
+    there first if it is new to it (a round trip of its own, once per connection and statement)."""
+    executes = _PREPARED_ON.setdefault(raw, {})
+    execute = executes.get(prepared.name)
+    if execute is None:
         raw.execute(f"PREPARE {prepared.name} AS {_numbered(text)}")
-        names.add(prepared.name)
-    return prepared.name
+        execute = executes[prepared.name] = (
+            f"EXECUTE {prepared.name}({', '.join(['%s'] * values)})" if values else f"EXECUTE {prepared.name}"
+        )
+    return execute
 
 
 def run_together(*statements: Statement | Bound, using: str = "default", commit: bool = False) -> list[Any]:
