@@ -303,6 +303,7 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
     return {**measured, "messages": len(acks), "acks": acks, "ack_times": slow, "deliveries": deliveries, "unacked": unacked,
             "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
             "reconnects": sum(worker.stats.reconnects for worker in workers),
+            "resends": sum(worker.stats.resends for worker in workers),
             "knowledge": knowledge, "knowledge_missed": knowledge_missed, "roles": roles, "rooms": args.rooms,
             "placement": placement}
 
@@ -399,7 +400,7 @@ def report(name: str, result: dict) -> float:
     if "unacked" in result:
         print(f"  lost            {result['lost_stored']} acknowledged but not stored, {result['undelivered']} never "
               f"delivered to the partner, {result['unacked']} still unacknowledged after the drain")
-        print(f"  errors          {result['errors'] or 'none'}; reconnects {result['reconnects']}")
+        print(f"  errors          {result['errors'] or 'none'}; reconnects {result['reconnects']}; resends {result['resends']}")
         print(f"  wizard's panel  {percentiles(result['knowledge'])} from their turn to the knowledge for it; "
               f"{result['knowledge_missed']} turns without it after a {KNOWLEDGE_WAIT_S:g} s wait")
     print(f"  server CPU      {result['cpu']:.1f} s = {per_message:.2f} ms per message")

@@ -26,9 +26,17 @@ from collect.frames import unbundled
 
 STATUS_EVERY_S = 5.0
 # As static/js/socket.js and knowledge.js: an unacknowledged frame is resent after RESEND_S on an
-# open socket, and a knowledge panel this late is asked for again with a `sync`.
+# open socket, each further copy after twice the wait of the one before (up to RESEND_MAX_S), and a
+# knowledge panel this late is asked for again with a `sync`.
 RESEND_S = 5.0
+RESEND_MAX_S = 30.0
 KNOWLEDGE_OVERDUE_S = 2.5
+
+
+def resend_wait(copies: int) -> float:
+    """Seconds from the last copy of an unacknowledged frame to the next, after `copies` copies on
+    the open socket. A server that answers late gets fewer copies, not more."""
+    return min(RESEND_S * 2 ** (copies - 1), RESEND_MAX_S)
 
 
 @dataclass
@@ -49,6 +57,7 @@ class Stats:
     # How the server closed this worker's connections (close code → count; 1006: cut without one).
     closes: Counter[int] = field(default_factory=Counter)
     knowledge_resyncs: int = 0  # `sync`s sent because a panel was late
+    resends: int = 0  # copies of unacknowledged frames sent again on an open socket
 
 
 # client_id → monotonic send time, shared by the workers of one process (for delivery latency).
@@ -93,6 +102,7 @@ class Worker:
         self.acted: tuple[str, int] | None = None  # (status, last_seq) of the last choose_topic/rate sent
         self.unacked: dict[str, dict[str, Any]] = {}
         self.actions: dict[str, dict[str, Any]] = {}  # client_id → action frame not yet acked
+        self.copies: dict[str, tuple[float, int]] = {}  # client_id → (last sent, copies on this socket)
         self.changed = asyncio.Event()
         self.waiting = asyncio.Event()  # set once the waiting page's socket is open
         self.done = False
@@ -167,6 +177,7 @@ class Worker:
                 try:
                     await self.socket.send(json.dumps({"type": "sync", "after": self.last_seq}))
                     for frame in [*self.unacked.values(), *self.actions.values()]:
+                        self.copies[frame["client_id"]] = (time.monotonic(), 1)
                         await self.socket.send(json.dumps(frame))
                     async for raw in self.socket:
                         for frame in unbundled(json.loads(raw)):
@@ -192,12 +203,19 @@ class Worker:
         self.stats.closes[closed.rcvd.code if closed.rcvd is not None else 1006] += 1
 
     async def _resend_overdue(self) -> None:
-        """Every RESEND_S, what is still unacknowledged goes again on the open socket: its first
-        copy or its ack may have died with a server process (the server applies it once)."""
+        """What is still unacknowledged goes again on the open socket once its wait is over (its
+        first copy or its ack may have died with a server process; the server applies it once)."""
         while True:
-            await asyncio.sleep(RESEND_S)
-            for frame in [*self.unacked.values(), *self.actions.values()]:
-                await self._send(frame)
+            await asyncio.sleep(RESEND_S / 5)
+            now = time.monotonic()
+            waiting = [*self.unacked.values(), *self.actions.values()]
+            self.copies = {f["client_id"]: self.copies.get(f["client_id"], (now, 1)) for f in waiting}
+            for frame in waiting:
+                sent, copies = self.copies[frame["client_id"]]
+                if self.socket is not None and now - sent >= resend_wait(copies):
+                    self.copies[frame["client_id"]] = (now, copies + 1)
+                    self.stats.resends += 1
+                    await self._send(frame)
 
     def _on_frame(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]
@@ -273,6 +291,7 @@ class Worker:
         """An action, kept and resent (after a reconnect, and every RESEND_S) until its ack."""
         frame = {**frame, "client_id": uuid.uuid4().hex}
         self.actions[frame["client_id"]] = frame
+        self.copies[frame["client_id"]] = (time.monotonic(), 1)
         await self._send(frame)
 
     async def _say(self, seq: int) -> None:
@@ -292,6 +311,7 @@ class Worker:
         frame["text"] = f"{self.name} turn {seq + 1}: tell me about blues and guitars ({frame['client_id'][:6]})"
         self.unacked[frame["client_id"]] = frame
         SENT_AT[frame["client_id"]] = time.monotonic()
+        self.copies[frame["client_id"]] = (SENT_AT[frame["client_id"]], 1)
         await self._send(frame)
 
     async def _checked(self, seq: int) -> dict[str, Any] | None:

@@ -59,6 +59,12 @@ RATE_LIMITED = Counter(
     "groundwork_rate_limited", "Events refused by a rate limit, by rule (frames, sockets, joins, api) and by whom it counted.",
     ["rule", "who"],
 )
+RESENDS = Counter(
+    "groundwork_resends",
+    "Copies of an applied frame (a message or an action) that a page sent again, by what answered them: "
+    "the socket that applied it (memory, no work) or the database (a copy on a new socket).",
+    ["answered"],
+)
 SWEEPS = Counter("groundwork_sweeps", "Lifecycle sweeps run.")
 SWEEP_SECONDS = Histogram("groundwork_sweep_seconds", "One lifecycle sweep.", buckets=SLOW_BUCKETS)
 SWEEP_ENDED = Counter("groundwork_sweep_ended", "What the sweeps ended: waits (no partner, left) and rooms (left, stalled).", ["what"])

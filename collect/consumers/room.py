@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -21,7 +22,7 @@ from collect.lifecycle import presence
 from collect.lifecycle.background import sweeper_ensure
 from collect.lifecycle.heartbeats import heartbeats
 from collect.modelchat import relay as modelchat_relay
-from collect.models import Assignment
+from collect.models import Assignment, Message
 from collect.protocols import get_protocol
 from collect.service_errors import SERVICE_ERRORS, logged, one_line
 from collect.services import knowledge, knowledge_fallback, panels, rooms
@@ -34,6 +35,10 @@ from retrieval.rerank import arerank_panel
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
+
+# The answers a socket keeps for copies of the frames it applied: a page has a few frames unacked at
+# a time, so the last 64 cover every copy it can still send on this socket.
+ANSWERS_KEPT = 64
 
 
 def _off_loop(func: Any) -> Any:
@@ -109,6 +114,7 @@ class RoomConsumer(GroundworkConsumer):
         super().__init__(*args, **kwargs)
         self.sent: set[int] = set()
         self.reranks: set[asyncio.Task] = set()  # kept referenced until done
+        self.answered: OrderedDict[str, dict[str, Any]] = OrderedDict()  # client_id → its ack, newest last
 
     async def join(self) -> None:
         self.room_id = str(self.scope["url_route"]["kwargs"]["room_id"])
@@ -215,16 +221,43 @@ class RoomConsumer(GroundworkConsumer):
         if self.protocol.action(frame["type"]) is None:
             raise ProtocolError("bad_frame", f"Unknown frame type {frame['type']!r}.")
         client_id = optional_client_id(frame)
+        if await self.answered_before(client_id):
+            return
         effect = await _off_loop(rooms.room_act)(
             room_id=self.room_id, assignment=self.member, name=frame["type"], frame=frame, client_id=client_id
         )
         await self.acknowledge(frame, client_id)
         if effect.repeated:
+            metrics.RESENDS.labels("database").inc()
             await self.repeat_broadcasts()
+        else:
+            if effect.state:
+                await self.broadcast_state()
+            await self.broadcast_knowledge(effect.knowledge)
+        self.remember_answer(client_id, {"type": "ack", "client_id": client_id, "action": frame["type"]})
+
+    async def answered_before(self, client_id: str | None) -> bool:
+        """Whether this is a copy of a frame this socket has already applied, answered and broadcast:
+        the page resent it before the answer reached it (a slow server). It is only answered again:
+        no database work and no broadcast, which would add to the load that made the answer late.
+        Nothing the first copy did can have been lost with a process, since this one is alive; a
+        copy on another socket (a reconnect) takes the full path, which repairs what was lost."""
+        ack = self.answered.get(client_id) if client_id is not None else None
+        if ack is None:
+            return False
+        metrics.RESENDS.labels("socket").inc()
+        metrics.ACK_SECONDS.observe(metrics.since(self.received_at))
+        await self.send_json(ack)
+        return True
+
+    def remember_answer(self, client_id: str | None, ack: dict[str, Any]) -> None:
+        """Kept once the frame's whole handling is done: a copy of a frame whose broadcast raised
+        must take the full path again."""
+        if client_id is None:
             return
-        if effect.state:
-            await self.broadcast_state()
-        await self.broadcast_knowledge(effect.knowledge)
+        self.answered[client_id] = ack
+        if len(self.answered) > ANSWERS_KEPT:
+            self.answered.popitem(last=False)
 
     async def acknowledge(self, frame: dict[str, Any], client_id: str | None) -> None:
         """An action is acknowledged once it has committed (or was found applied before): the page
@@ -245,6 +278,8 @@ class RoomConsumer(GroundworkConsumer):
         received = self.received_at
         client_id = require_str(frame, "client_id", max_chars=64)
         text = require_str(frame, "text", max_chars=settings.MESSAGE_MAX_CHARS)
+        if await self.answered_before(client_id):
+            return
         try:
             posted, snapshot, extras, needs_knowledge = await _post(
                 room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, frame=frame
@@ -271,12 +306,18 @@ class RoomConsumer(GroundworkConsumer):
             # A resend: the first attempt may have died between its commit and its broadcast.
             await self.send_json({"type": "ack", "client_id": client_id, "seq": message.seq})
             metrics.ACK_SECONDS.observe(metrics.since(received))
+            metrics.RESENDS.labels("database").inc()
             await self.broadcast({"type": "room.catchup", "last_seq": message.seq, "from": self.channel_name})
-        if needs_knowledge and knowledge.knowledge_in_celery():
+        if needs_knowledge:
+            await self.message_knowledge(message)
+        self.remember_answer(client_id, {"type": "ack", "client_id": client_id, "seq": message.seq})
+
+    async def message_knowledge(self, message: Message) -> None:
+        """The knowledge a stored message is owed: queued for a worker (and done here if none starts
+        it in time), or, without Celery, retrieved now and published."""
+        if knowledge.knowledge_in_celery():
             # Retrieved here if no worker starts it in time (a worker outage): knowledge_fallback.py.
             knowledge_fallback.fallback_schedule(message_id=message.pk, publish=self.broadcast_knowledge)
-            return
-        if not needs_knowledge:
             return
         try:
             after = await _off_loop(rooms.message_after)(message_id=message.pk)

@@ -11,8 +11,9 @@
 //   {"type":"sync","after":seq} after every (re)connect, and resends every state-changing frame
 //   (messages and actions: choose_topic, end, rate, like...) that was never acknowledged (a message
 //   by its own `message` frame coming back or an `ack`, an action by an `ack`) with the same
-//   client_id, after a reconnect and every RESEND_MS while the socket stays open — the server
-//   applies a resend once and acks it again. A refusal (`error` with the client_id) ends the
+//   client_id, after a reconnect and, while the socket stays open, RESEND_MS after its last copy, each
+//   further copy waiting twice as long (up to RESEND_MAX_MS) — the server applies a resend once and
+//   acks it again. A refusal (`error` with the client_id) ends the
 //   resends, except for the passing ones (server_error, rate_limited).
 
 import { randomId, socketUrl } from "./dom.js";
@@ -22,8 +23,11 @@ export const CLOSE_SERVER_RESTARTING = 4503;
 export const CLOSE_TRY_LATER = 4504;
 const TRY_LATER_MS = 15000;
 // An unacknowledged frame is sent again after this long on an open socket (its first copy or its
-// ack may have been lost with a server process); the server applies it once.
+// ack may have been lost with a server process); the server applies it once. Each further copy on
+// the same socket waits twice as long, up to RESEND_MAX_MS: a server that answers late (overloaded)
+// gets fewer copies, not more.
 export const RESEND_MS = 5000;
+export const RESEND_MAX_MS = 30000;
 // Refusals that are not final: the frame is kept and resent.
 const PASSING_ERRORS = new Set(["server_error", "rate_limited"]);
 
@@ -51,6 +55,8 @@ export class GroundworkSocket {
     this.unacked = new Map();
     /** client_id → when it was last sent (performance.now()) */
     this.sentAt = new Map();
+    /** client_id → copies sent on the open socket */
+    this.copies = new Map();
     this.resendTimer = null;
     this.ws = null;
     this.stopped = false;
@@ -105,6 +111,7 @@ export class GroundworkSocket {
   forget(clientId) {
     this.unacked.delete(clientId);
     this.sentAt.delete(clientId);
+    this.copies.delete(clientId);
   }
 
   /** Ask the server again for what this page may lack (and to redo lost retrieval). */
@@ -115,6 +122,7 @@ export class GroundworkSocket {
   _sendKept(frame) {
     this.unacked.set(frame.client_id, frame);
     this.sentAt.set(frame.client_id, performance.now());
+    this.copies.set(frame.client_id, 1);
     return this.send(frame);
   }
 
@@ -122,8 +130,11 @@ export class GroundworkSocket {
     if (!this.isOpen) return;
     const now = performance.now();
     for (const [clientId, frame] of this.unacked) {
-      if (now - (this.sentAt.get(clientId) ?? 0) < RESEND_MS) continue;
+      const copies = this.copies.get(clientId) ?? 1;
+      const wait = Math.min(RESEND_MS * 2 ** (copies - 1), RESEND_MAX_MS);
+      if (now - (this.sentAt.get(clientId) ?? 0) < wait) continue;
       this.sentAt.set(clientId, now);
+      this.copies.set(clientId, copies + 1);
       this.send(frame);
     }
   }
@@ -148,6 +159,7 @@ export class GroundworkSocket {
         const now = performance.now();
         for (const [clientId, frame] of this.unacked) {
           this.sentAt.set(clientId, now);
+          this.copies.set(clientId, 1);
           this.send(frame);
         }
         clearInterval(this.resendTimer);
