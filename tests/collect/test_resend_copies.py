@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from prometheus_client import REGISTRY
 
 from collect.consumers.room import ANSWERS_KEPT
-from collect.models import ActionReceipt, Message
+from collect.models import Message
 from collect.protocols import wow
 from tests.collect.conftest import PairedRoom, make_room
 from tests.collect.test_room_repair import synced
@@ -38,14 +38,21 @@ async def frames_before_pong(communicator) -> list[dict]:
     return frames
 
 
-async def test_a_copy_of_a_message_on_the_socket_that_stored_it_is_only_acked_again(chatting: PairedRoom) -> None:
-    wizard, apprentice = await synced(chatting, chatting.wizard), await synced(chatting, chatting.apprentice)
-    frame = {"type": "message", "client_id": "w1", "text": "Six strings!", "checked": NONE_USED}
+async def stored_and_settled(paired: PairedRoom, frame: dict):
+    """Both members' sockets, after the wizard's message was stored, acknowledged, delivered, and
+    every frame it led to was sent."""
+    wizard, apprentice = await synced(paired, paired.wizard), await synced(paired, paired.apprentice)
     await send(wizard, frame)
-    assert (await receive_ack(wizard, "w1"))["type"] == "message"
+    assert (await receive_ack(wizard, frame["client_id"]))["type"] == "message"
     assert (await receive_until(apprentice, "message"))["seq"] == 1
     await frames_before_pong(apprentice)
     await frames_before_pong(wizard)
+    return wizard, apprentice
+
+
+async def test_a_copy_of_a_message_on_the_socket_that_stored_it_is_only_acked_again(chatting: PairedRoom) -> None:
+    frame = {"type": "message", "client_id": "w1", "text": "Six strings!", "checked": NONE_USED}
+    wizard, apprentice = await stored_and_settled(chatting, frame)
     socket_before, database_before = resends("socket"), resends("database")
 
     await send(wizard, frame)
@@ -59,12 +66,8 @@ async def test_a_copy_of_a_message_on_the_socket_that_stored_it_is_only_acked_ag
 
 
 async def test_a_copy_of_a_message_on_a_new_socket_is_looked_up_and_the_partner_is_caught_up(chatting: PairedRoom) -> None:
-    wizard, apprentice = await synced(chatting, chatting.wizard), await synced(chatting, chatting.apprentice)
     frame = {"type": "message", "client_id": "w1", "text": "Six strings!", "checked": NONE_USED}
-    await send(wizard, frame)
-    await receive_ack(wizard, "w1")
-    await receive_until(apprentice, "message")
-    await frames_before_pong(apprentice)
+    wizard, apprentice = await stored_and_settled(chatting, frame)
     await wizard.disconnect()  # the page lost its socket before the acknowledgement reached it
     wizard = await synced(chatting, chatting.wizard, after=0)
     await frames_before_pong(wizard)
@@ -77,26 +80,6 @@ async def test_a_copy_of_a_message_on_a_new_socket_is_looked_up_and_the_partner_
     assert resends("database") - database_before == 1
     await wizard.disconnect()
     await apprentice.disconnect()
-
-
-async def test_a_copy_of_an_action_on_the_socket_that_applied_it_is_only_acked_again(campaign) -> None:
-    paired = await database_sync_to_async(make_room)(campaign, first_speaker=wow.WIZARD)
-    wizard = await synced(paired, paired.wizard)
-    frame = {"type": "choose_topic", "topic": "Guitar", "client_id": "t1"}
-    await send(wizard, frame)
-    assert (await receive_ack(wizard, "t1"))["action"] == "choose_topic"
-    await receive_until(wizard, "state")  # the first copy's broadcasts, then its knowledge
-    while not await wizard.receive_nothing(0.5):
-        await wizard.receive_json_from()
-    socket_before = resends("socket")
-
-    await send(wizard, frame)
-    # Without the memory, the copy would send the state and the knowledge again.
-    assert await frames_before_pong(wizard) == [{"type": "ack", "client_id": "t1", "action": "choose_topic"}]
-    assert resends("socket") - socket_before == 1
-    kinds = await database_sync_to_async(lambda: list(ActionReceipt.objects.filter(room=paired.room).values_list("kind", flat=True)))()
-    assert kinds == ["choose_topic"]
-    await wizard.disconnect()
 
 
 async def test_a_refused_frame_is_not_remembered_and_its_copy_is_applied_once_it_may_be(chatting: PairedRoom) -> None:
