@@ -320,10 +320,13 @@ class Worker:
         began = time.monotonic()
         deadline = began + self.knowledge_wait_s
         ask_at = began + KNOWLEDGE_OVERDUE_S
+        asks = 0
         while self.knowledge.get("after_seq") != seq and time.monotonic() < deadline and not self.done:
             if time.monotonic() >= ask_at:
-                # Late: its retrieval or its delivery may have been lost; the server redoes or resends it.
-                ask_at = time.monotonic() + KNOWLEDGE_OVERDUE_S
+                # Late: its retrieval or its delivery may have been lost; the server redoes or resends
+                # it. As the page, each further ask waits twice as long: a busy server gets fewer.
+                asks += 1
+                ask_at = time.monotonic() + KNOWLEDGE_OVERDUE_S * 2**asks
                 self.stats.knowledge_resyncs += 1
                 await self._send({"type": "sync", "after": self.last_seq})
             self.changed.clear()

@@ -10,7 +10,9 @@ import { factsUsed, format, formatNumber, gettext, ngettext } from "./i18n.js";
 const $ = (id) => document.getElementById(id);
 const root = $("room");
 const isUser = root.dataset.role === "user";
+// Facts this late are asked for again; each further ask waits twice as long, up to FACTS_OVERDUE_MAX_MS.
 const FACTS_OVERDUE_MS = 2500;
+const FACTS_OVERDUE_MAX_MS = 30000;
 
 const els = {
   prepareTopics: Array.from(root.querySelectorAll(".prepare-topic")),
@@ -260,14 +262,17 @@ if (!isUser) {
   // The facts for this turn are late: their retrieval or their delivery may have been lost with a
   // server process or connection. A sync has the server redo or resend them.
   let behindSince = null;
+  let asks = 0;
   setInterval(() => {
     if (!chat.isChatting || bankIsCurrent()) {
       behindSince = null;
+      asks = 0;
       return;
     }
     behindSince ??= performance.now();
-    if (performance.now() - behindSince >= FACTS_OVERDUE_MS) {
+    if (performance.now() - behindSince >= Math.min(FACTS_OVERDUE_MS * 2 ** asks, FACTS_OVERDUE_MAX_MS)) {
       behindSince = performance.now();
+      asks += 1;
       chat.socket.resync();
     }
   }, 500);

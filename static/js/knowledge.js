@@ -8,8 +8,9 @@ const SOURCE_ORDER = { chosen: 0, partner: 1, self: 2 };
 const SOURCE_LABEL = { chosen: gettext("Topic"), partner: gettext("Partner's message"), self: gettext("Your last message") };
 const GROUP_NAME = "checked-sentence";
 const STALE_GIVE_UP_MS = 10000;
-// A panel this late is asked for again (opts.onOverdue: the page sends a `sync`), every so often
-// until it comes or the panel gives up waiting.
+// A panel this late is asked for again (opts.onOverdue: the page sends a `sync`), each further ask
+// after twice the wait of the one before, until it comes or the panel gives up waiting: a server
+// that is late because it is busy is not sent more work.
 const OVERDUE_MS = 2500;
 
 export class KnowledgePanel {
@@ -78,17 +79,23 @@ export class KnowledgePanel {
     this._setStale(true);
     clearTimeout(this.staleTimer);
     this.staleTimer = setTimeout(() => this._setStale(false), STALE_GIVE_UP_MS);
-    clearInterval(this.overdueTimer);
-    this.overdueTimer = setInterval(() => {
-      if (this.waitingFor !== null) this.onOverdue();
-    }, OVERDUE_MS);
+    this._askWhenOverdue(OVERDUE_MS);
+  }
+
+  _askWhenOverdue(waitMs) {
+    clearTimeout(this.overdueTimer);
+    this.overdueTimer = setTimeout(() => {
+      if (this.waitingFor === null) return;
+      this.onOverdue();
+      this._askWhenOverdue(waitMs * 2);
+    }, waitMs);
   }
 
   _setStale(stale) {
     if (!stale) {
       this.waitingFor = null;
       clearTimeout(this.staleTimer);
-      clearInterval(this.overdueTimer);
+      clearTimeout(this.overdueTimer);
     }
     this.panel.classList.toggle("knowledge-stale", stale);
     this.updating.hidden = !stale;

@@ -55,3 +55,28 @@ async def test_a_worker_sends_each_copy_of_an_unanswered_frame_later_than_the_on
     # scheduling): without the backoff every gap would be about 0.05 s.
     assert all(gap >= wait * 0.8 for gap, wait in zip(gaps, waits)), (gaps, waits)
     assert worker.stats.resends >= 6
+
+
+async def test_a_wizard_asks_for_a_late_panel_less_often_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(netclient, "KNOWLEDGE_OVERDUE_S", 0.05)
+    asked: list[float] = []
+
+    async def no_knowledge(socket) -> None:
+        async for raw in socket:
+            if json.loads(raw).get("type") == "sync":
+                asked.append(time.monotonic())
+
+    async with serve(no_knowledge, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        worker = Worker("w1", "campaign", [("127.0.0.1", port)], knowledge_wait_s=1.0)
+        worker.socket = await worker._connect("/")
+        began = time.monotonic()
+        await worker._checked(1)  # gives up after knowledge_wait_s: the panel never comes
+        await worker.socket.close()
+
+    assert worker.stats.knowledge_missed == 1
+    # Asked 0.05 s into the wait, then 0.1, 0.2 and 0.4 s after each ask: four asks fit in the
+    # second (the fifth would be 1.55 s in); asking every 0.05 s would have made about twenty.
+    assert 1 <= worker.stats.knowledge_resyncs == len(asked) <= 4
+    gaps = [later - earlier for earlier, later in zip([began, *asked], asked)]
+    assert all(gap >= 0.05 * 2**number * 0.8 for number, gap in enumerate(gaps)), gaps
