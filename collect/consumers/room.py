@@ -226,7 +226,7 @@ class RoomConsumer(GroundworkConsumer):
         effect = await _off_loop(rooms.room_act)(
             room_id=self.room_id, assignment=self.member, name=frame["type"], frame=frame, client_id=client_id
         )
-        await self.acknowledge(frame, client_id)
+        ack = await self.acknowledge(frame, client_id)
         if effect.repeated:
             metrics.RESENDS.labels("database").inc()
             await self.repeat_broadcasts()
@@ -234,7 +234,7 @@ class RoomConsumer(GroundworkConsumer):
             if effect.state:
                 await self.broadcast_state()
             await self.broadcast_knowledge(effect.knowledge)
-        self.remember_answer(client_id, {"type": "ack", "client_id": client_id, "action": frame["type"]})
+        self.remember_answer(client_id, ack)
 
     async def answered_before(self, client_id: str | None) -> bool:
         """Whether this is a copy of a frame this socket has already applied, answered and broadcast:
@@ -250,20 +250,23 @@ class RoomConsumer(GroundworkConsumer):
         await self.send_json(ack)
         return True
 
-    def remember_answer(self, client_id: str | None, ack: dict[str, Any]) -> None:
+    def remember_answer(self, client_id: str | None, ack: dict[str, Any] | None) -> None:
         """Kept once the frame's whole handling is done: a copy of a frame whose broadcast raised
         must take the full path again."""
-        if client_id is None:
+        if client_id is None or ack is None:
             return
         self.answered[client_id] = ack
         if len(self.answered) > ANSWERS_KEPT:
             self.answered.popitem(last=False)
 
-    async def acknowledge(self, frame: dict[str, Any], client_id: str | None) -> None:
+    async def acknowledge(self, frame: dict[str, Any], client_id: str | None) -> dict[str, Any] | None:
         """An action is acknowledged once it has committed (or was found applied before): the page
-        resends it until then. Old pages send no client_id and get no ack."""
-        if client_id is not None:
-            await self.send_json({"type": "ack", "client_id": client_id, "action": frame["type"]})
+        resends it until then. Old pages send no client_id and get no ack. Returns the ack sent."""
+        if client_id is None:
+            return None
+        ack = {"type": "ack", "client_id": client_id, "action": frame["type"]}
+        await self.send_json(ack)
+        return ack
 
     async def repeat_broadcasts(self) -> None:
         """A resent action had been applied: what its first attempt broadcast may have died with a
@@ -289,6 +292,7 @@ class RoomConsumer(GroundworkConsumer):
                 await self.knowledge_refresh()
             raise
         message = posted.message
+        ack = {"type": "ack", "client_id": client_id, "seq": message.seq}
         if posted.created:
             event = {"type": "room.message", "message": selectors.message_event(message), "extras": extras, "snapshot": snapshot}
             # The message itself, with the sender's client_id, is its acknowledgement: this socket
@@ -304,13 +308,13 @@ class RoomConsumer(GroundworkConsumer):
                 modelchat_relay.reply_soon(room_id=self.room_id, seq=message.seq)
         else:
             # A resend: the first attempt may have died between its commit and its broadcast.
-            await self.send_json({"type": "ack", "client_id": client_id, "seq": message.seq})
+            await self.send_json(ack)
             metrics.ACK_SECONDS.observe(metrics.since(received))
             metrics.RESENDS.labels("database").inc()
             await self.broadcast({"type": "room.catchup", "last_seq": message.seq, "from": self.channel_name})
         if needs_knowledge:
             await self.message_knowledge(message)
-        self.remember_answer(client_id, {"type": "ack", "client_id": client_id, "seq": message.seq})
+        self.remember_answer(client_id, ack)
 
     async def message_knowledge(self, message: Message) -> None:
         """The knowledge a stored message is owed: queued for a worker (and done here if none starts
