@@ -304,6 +304,7 @@ async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, in
             "lost_stored": lost_stored, "undelivered": undelivered, "errors": errors,
             "reconnects": sum(worker.stats.reconnects for worker in workers),
             "resends": sum(worker.stats.resends for worker in workers),
+            "knowledge_resyncs": sum(worker.stats.knowledge_resyncs for worker in workers),
             "knowledge": knowledge, "knowledge_missed": knowledge_missed, "roles": roles, "rooms": args.rooms,
             "placement": placement}
 
@@ -402,7 +403,8 @@ def report(name: str, result: dict) -> float:
               f"delivered to the partner, {result['unacked']} still unacknowledged after the drain")
         print(f"  errors          {result['errors'] or 'none'}; reconnects {result['reconnects']}; resends {result['resends']}")
         print(f"  wizard's panel  {percentiles(result['knowledge'])} from their turn to the knowledge for it; "
-              f"{result['knowledge_missed']} turns without it after a {KNOWLEDGE_WAIT_S:g} s wait")
+              f"{result['knowledge_missed']} turns without it after a {KNOWLEDGE_WAIT_S:g} s wait; "
+              f"{result['knowledge_resyncs']} syncs asking for a late one")
     print(f"  server CPU      {result['cpu']:.1f} s = {per_message:.2f} ms per message")
     busy, steal, chat, own = (result[name] / result["seconds"] for name in ("machine", "steal", "cpu", "own"))
     print(f"  machine         {busy:.2f} of {os.cpu_count()} cores busy: chat processes {chat:.2f}, this load "
