@@ -33,10 +33,16 @@ RESEND_MAX_S = 30.0
 KNOWLEDGE_OVERDUE_S = 2.5
 
 
+def doubled_wait(base_s: float, tries: int, cap_s: float) -> float:
+    """As static/js/backoff.js: the wait after `tries` unanswered tries, base_s and then twice the
+    wait before, never more than cap_s. A server that answers late is asked less often, not more."""
+    return min(base_s * 2 ** max(0, tries), cap_s)
+
+
 def resend_wait(copies: int) -> float:
     """Seconds from the last copy of an unacknowledged frame to the next, after `copies` copies on
-    the open socket. A server that answers late gets fewer copies, not more."""
-    return min(RESEND_S * 2 ** (copies - 1), RESEND_MAX_S)
+    the open socket."""
+    return doubled_wait(RESEND_S, copies - 1, RESEND_MAX_S)
 
 
 @dataclass
@@ -326,7 +332,7 @@ class Worker:
                 # Late: its retrieval or its delivery may have been lost; the server redoes or resends
                 # it. As the page, each further ask waits twice as long: a busy server gets fewer.
                 asks += 1
-                ask_at = time.monotonic() + KNOWLEDGE_OVERDUE_S * 2**asks
+                ask_at = time.monotonic() + doubled_wait(KNOWLEDGE_OVERDUE_S, asks, self.knowledge_wait_s)
                 self.stats.knowledge_resyncs += 1
                 await self._send({"type": "sync", "after": self.last_seq})
             self.changed.clear()

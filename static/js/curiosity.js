@@ -2,6 +2,7 @@
 // prior-knowledge form, the user's aspects and likes or the assistant's fact bank beside the chat,
 // and both ratings. The socket, transcript, composer and screens are chat.js's.
 
+import { doubledWait } from "./backoff.js";
 import { ChatRoom, pickedRating } from "./chat.js";
 import { h, setNotice } from "./dom.js";
 import { errorText } from "./errors.js";
@@ -270,7 +271,7 @@ if (!isUser) {
       return;
     }
     behindSince ??= performance.now();
-    if (performance.now() - behindSince >= Math.min(FACTS_OVERDUE_MS * 2 ** asks, FACTS_OVERDUE_MAX_MS)) {
+    if (performance.now() - behindSince >= doubledWait(FACTS_OVERDUE_MS, asks, FACTS_OVERDUE_MAX_MS)) {
       behindSince = performance.now();
       asks += 1;
       chat.socket.resync();

@@ -1,6 +1,7 @@
 // The wizard's knowledge panel: the passages of the latest `knowledge` frame grouped by article,
 // each sentence a radio item, plus "No sentence used". Exactly one can be checked (one radio group).
 
+import { doubledWait } from "./backoff.js";
 import { h } from "./dom.js";
 import { gettext } from "./i18n.js";
 
@@ -79,16 +80,17 @@ export class KnowledgePanel {
     this._setStale(true);
     clearTimeout(this.staleTimer);
     this.staleTimer = setTimeout(() => this._setStale(false), STALE_GIVE_UP_MS);
-    this._askWhenOverdue(OVERDUE_MS);
+    this._askWhenOverdue(0);
   }
 
-  _askWhenOverdue(waitMs) {
+  /** @param {number} asks  how often this turn's panel was asked for already */
+  _askWhenOverdue(asks) {
     clearTimeout(this.overdueTimer);
     this.overdueTimer = setTimeout(() => {
       if (this.waitingFor === null) return;
       this.onOverdue();
-      this._askWhenOverdue(waitMs * 2);
-    }, waitMs);
+      this._askWhenOverdue(asks + 1);
+    }, doubledWait(OVERDUE_MS, asks, STALE_GIVE_UP_MS));
   }
 
   _setStale(stale) {

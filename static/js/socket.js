@@ -16,8 +16,12 @@
 //   acks it again. A refusal (`error` with the client_id) ends the
 //   resends, except for the passing ones (server_error, rate_limited).
 
+import { doubledWait } from "./backoff.js";
 import { randomId, socketUrl } from "./dom.js";
 
+// A dropped connection is tried again after RECONNECT_MS, each further try after twice the wait (with
+// jitter, so a restarted process is not met by all its pages at once), up to MAX_BACKOFF_MS.
+const RECONNECT_MS = 500;
 const MAX_BACKOFF_MS = 10000;
 export const CLOSE_SERVER_RESTARTING = 4503;
 export const CLOSE_TRY_LATER = 4504;
@@ -131,7 +135,7 @@ export class GroundworkSocket {
     const now = performance.now();
     for (const [clientId, frame] of this.unacked) {
       const copies = this.copies.get(clientId) ?? 1;
-      const wait = Math.min(RESEND_MS * 2 ** (copies - 1), RESEND_MAX_MS);
+      const wait = doubledWait(RESEND_MS, copies - 1, RESEND_MAX_MS);
       if (now - (this.sentAt.get(clientId) ?? 0) < wait) continue;
       this.sentAt.set(clientId, now);
       this.copies.set(clientId, copies + 1);
@@ -216,7 +220,7 @@ export class GroundworkSocket {
     if (this.stopped) return;
     this.attempt += 1;
     this.onStatus("reconnecting");
-    const delay = delayMs ?? Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(this.attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
+    const delay = delayMs ?? doubledWait(RECONNECT_MS, this.attempt - 1, MAX_BACKOFF_MS) * (0.75 + Math.random() * 0.5);
     this.retryTimer = setTimeout(() => this._connect(), delay);
   }
 }
