@@ -1,6 +1,7 @@
 """A state-changing frame other than a message — here the apprentice's rating — lost on its way to
 the server is resent by the page until acknowledged: after the reconnect that follows a dropped
-connection, and on an open socket that swallowed it. The room completes; the rating is stored once."""
+connection, and on an open socket that swallowed it, each copy there waiting twice as long as the one
+before, up to a cap. The room completes; the rating is stored once."""
 
 from __future__ import annotations
 
@@ -73,3 +74,71 @@ def test_a_rating_lost_on_an_open_socket_is_resent_until_acknowledged(
     connections = len(network.connections)
     rate_and_finish(wizard, apprentice, room, network)
     assert len(network.connections) == connections  # no reconnect was needed
+
+
+class SilentLosses(FlakyNetwork):
+    """Loses the page's next `copies` frames of one type without dropping the connection."""
+
+    def __init__(self, copies: int) -> None:
+        super().__init__()
+        self.copies = copies
+
+    def _lost(self, number: int, frame: dict, *, to_page: bool) -> bool:
+        if self.losing != (self.connections[number][0], frame.get("type"), to_page) or self.copies == 0:
+            return False
+        self.copies -= 1
+        return True
+
+
+def test_a_rating_left_unacknowledged_is_resent_less_often_each_time_up_to_a_cap(
+    browser: Browser, daphne_server: str, wow_campaign: Campaign
+) -> None:
+    """static/js/socket.js: the copies of an unacknowledged frame on an open socket go out 5 s, 10 s
+    and 20 s after the one before, then every 30 s (RESEND_MS, doubled, up to RESEND_MAX_MS). The
+    apprentice's clock is Playwright's, paused and moved on by hand, and the page notes the clock's
+    time of every frame it sends."""
+    network = SilentLosses(copies=4)
+    wizard, apprentice, room = chat_to_rating(browser, daphne_server, wow_campaign, network)
+    # The page is loaded again under the fake clock, so that its resend timer is one of the clock's.
+    apprentice.clock.install()
+    apprentice.reload()
+    expect(apprentice.get_by_test_id("rating-form")).to_be_visible()
+    expect(apprentice.get_by_test_id("status")).to_have_attribute("data-state", "open")
+    apprentice.evaluate("""() => {
+      window.sentAt = [];
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (data) {
+        window.sentAt.push([performance.now(), JSON.parse(data).type]);
+        return send.call(this, data);
+      };
+    }""")
+    apprentice.clock.pause_at(apprentice.evaluate("Date.now()") + 1000)
+
+    def copies_become(count: int) -> None:
+        for _ in range(400):
+            if sum(f["type"] == "rate" for _, f in network.sent) >= count:
+                break
+            wizard.wait_for_timeout(50)
+        assert sum(f["type"] == "rate" for _, f in network.sent) == count
+
+    network.lose(apprentice, "rate")
+    apprentice.locator('[data-testid="rating-option"][data-value="4"]').click()
+    apprentice.get_by_test_id("rating-submit").click()
+    copies_become(1)
+    waits = (5, 10, 20, 30)  # before copies 2 to 5; copies 1 to 4 are lost, the 5th arrives
+    for copy, wait_s in enumerate(waits, start=2):
+        apprentice.clock.fast_forward((wait_s - 1.5) * 1000)  # too early for the next copy
+        apprentice.clock.fast_forward(2000)
+        copies_become(copy)
+    sent = [at for at, kind in apprentice.evaluate("window.sentAt") if kind == "rate"]
+    gaps = [(later - earlier) / 1000 for earlier, later in zip(sent, sent[1:])]
+    assert len(gaps) == len(waits) and all(wait <= gap <= wait + 2 for gap, wait in zip(gaps, waits)), gaps
+    # The fifth copy got through: its ack ends the resends.
+    apprentice.clock.resume()
+    expect(apprentice).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/done/$"), timeout=20000)
+    rates = [f for _, f in network.sent if f["type"] == "rate"]
+    assert len(rates) == 5 and len({f["client_id"] for f in rates}) == 1
+    room.refresh_from_db()
+    assert room.status == RoomStatus.COMPLETE and room.rating == 4
+    assert ActionReceipt.objects.filter(room=room, kind="rate").count() == 1
+    assert apprentice.script_errors == []  # type: ignore[attr-defined]
