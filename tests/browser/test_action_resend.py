@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from collect.models import ActionReceipt, Campaign, Room, RoomStatus
-from tests.browser.test_wow_browser import FlakyNetwork, choose_topic, pair, send, wait_for_knowledge
+from tests.browser.test_wow_browser import FlakyNetwork, choose_topic, note_sends, pair, send, wait_for_knowledge
 
 pytestmark = pytest.mark.browser
 
@@ -104,14 +104,7 @@ def test_a_rating_left_unacknowledged_is_resent_less_often_each_time_up_to_a_cap
     apprentice.reload()
     expect(apprentice.get_by_test_id("rating-form")).to_be_visible()
     expect(apprentice.get_by_test_id("status")).to_have_attribute("data-state", "open")
-    apprentice.evaluate("""() => {
-      window.sentAt = [];
-      const send = WebSocket.prototype.send;
-      WebSocket.prototype.send = function (data) {
-        window.sentAt.push([performance.now(), JSON.parse(data).type]);
-        return send.call(this, data);
-      };
-    }""")
+    note_sends(apprentice)
     apprentice.clock.pause_at(apprentice.evaluate("Date.now()") + 1000)
 
     def copies_become(count: int) -> None:

@@ -11,18 +11,9 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from collect.models import Campaign
-from tests.browser.test_wow_browser import FlakyNetwork, choose_topic, pair, send, wait_for_knowledge
+from tests.browser.test_wow_browser import FlakyNetwork, note_sends, pair, send, to_the_apprentices_turn
 
 pytestmark = pytest.mark.browser
-
-NOTE_SENDS = """() => {
-  window.sentAt = [];
-  const send = WebSocket.prototype.send;
-  WebSocket.prototype.send = function (data) {
-    window.sentAt.push([performance.now(), JSON.parse(data).type]);
-    return send.call(this, data);
-  };
-}"""
 
 
 class LostKnowledge(FlakyNetwork):
@@ -41,19 +32,13 @@ def test_a_late_panel_is_asked_for_less_often_and_not_after_the_panel_stops_wait
 ) -> None:
     network = LostKnowledge()
     wizard, apprentice, room = pair(browser, daphne_server, wow_campaign, room_proxy=network)
-    choose_topic(wizard, apprentice, room, "Blues")
-    seq = 0
-    if room.first_speaker == "wizard":
-        wait_for_knowledge(wizard, after_seq=0)
-        wizard.get_by_test_id("no-sentence").click()
-        send(wizard, apprentice, "Hello! Shall we talk about the blues?", 1)
-        seq = 1
+    seq = to_the_apprentices_turn(wizard, apprentice, room)
     # The page is loaded again under the fake clock, so that its timers are the clock's.
     wizard.clock.install()
     wizard.reload()
     expect(wizard.get_by_test_id("knowledge-panel")).to_have_attribute("data-after-seq", str(seq))
     expect(wizard.get_by_test_id("knowledge-updating")).to_be_hidden()
-    wizard.evaluate(NOTE_SENDS)
+    note_sends(wizard)
     wizard.clock.pause_at(wizard.evaluate("Date.now()") + 1000)
 
     network.losing_to = wizard.worker  # type: ignore[attr-defined]

@@ -91,6 +91,31 @@ def send(page: Page, partner: Page, text: str, seq: int) -> None:
     expect(theirs).to_have_class(re.compile(r"\bmessage-partner\b"))
 
 
+def to_the_apprentices_turn(wizard: Page, apprentice: Page, room: Room) -> int:
+    """The topic is chosen and, when the wizard opens, the wizard has spoken: the apprentice speaks
+    next. Returns the seq of the last message (0: none yet)."""
+    choose_topic(wizard, apprentice, room, "Blues")
+    if room.first_speaker != "wizard":
+        return 0
+    wait_for_knowledge(wizard, after_seq=0)
+    wizard.get_by_test_id("no-sentence").click()
+    send(wizard, apprentice, "Hello! Shall we talk about the blues?", 1)
+    return 1
+
+
+def note_sends(page: Page) -> None:
+    """From now on the page notes (performance.now(), type) of every frame it sends on a socket in
+    window.sentAt: under Playwright's fake clock, the clock's time of each."""
+    page.evaluate("""() => {
+      window.sentAt = [];
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (data) {
+        window.sentAt.push([performance.now(), JSON.parse(data).type]);
+        return send.call(this, data);
+      };
+    }""")
+
+
 # --- tests --------------------------------------------------------------------------------------
 
 def test_it_runs_a_wizard_of_wikipedia_chat_to_completion(
@@ -331,13 +356,7 @@ def test_it_resends_unacked_messages_after_a_reconnect_and_stores_them_once(
 ) -> None:
     network = FlakyNetwork()
     wizard, apprentice, room = pair(browser, daphne_server, wow_campaign, room_proxy=network)
-    choose_topic(wizard, apprentice, room, "Blues")
-    seq = 0
-    if room.first_speaker == "wizard":
-        wait_for_knowledge(wizard, after_seq=0)
-        wizard.get_by_test_id("no-sentence").click()
-        send(wizard, apprentice, "Hello! Shall we talk about the blues?", 1)
-        seq = 1
+    seq = to_the_apprentices_turn(wizard, apprentice, room)
 
     # 1. The message is stored but its acknowledgement (the message coming back to its page) is
     #    lost with the connection: the page reconnects, syncs, resends the same client_id and gets
