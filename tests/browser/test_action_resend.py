@@ -11,20 +11,24 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from collect.models import ActionReceipt, Campaign, Room, RoomStatus
-from tests.browser.test_wow_browser import FlakyNetwork, choose_topic, note_sends, pair, send, wait_for_knowledge
+from tests.browser.test_wow_browser import FlakyNetwork, choose_topic, pair, reload_under_paused_clock, send, wait_for_knowledge
 
 pytestmark = pytest.mark.browser
 
 
 class SilentLoss(FlakyNetwork):
-    """Loses the chosen frame without dropping the connection: the socket stays open and says
-    nothing, as when the server process that read the frame lost its database under it."""
+    """Loses the chosen frame (its next `copies` copies) without dropping the connection: the socket
+    stays open and says nothing, as when the server process that read the frame lost its database
+    under it."""
+
+    def __init__(self, copies: int = 1) -> None:
+        super().__init__()
+        self.copies = copies
 
     def _lost(self, number: int, frame: dict, *, to_page: bool) -> bool:
-        worker = self.connections[number][0]
-        if self.losing != (worker, frame.get("type"), to_page):
+        if self.losing != (self.connections[number][0], frame.get("type"), to_page) or self.copies == 0:
             return False
-        self.losing = None
+        self.copies -= 1
         return True
 
 
@@ -76,20 +80,6 @@ def test_a_rating_lost_on_an_open_socket_is_resent_until_acknowledged(
     assert len(network.connections) == connections  # no reconnect was needed
 
 
-class SilentLosses(FlakyNetwork):
-    """Loses the page's next `copies` frames of one type without dropping the connection."""
-
-    def __init__(self, copies: int) -> None:
-        super().__init__()
-        self.copies = copies
-
-    def _lost(self, number: int, frame: dict, *, to_page: bool) -> bool:
-        if self.losing != (self.connections[number][0], frame.get("type"), to_page) or self.copies == 0:
-            return False
-        self.copies -= 1
-        return True
-
-
 def test_a_rating_left_unacknowledged_is_resent_less_often_each_time_up_to_a_cap(
     browser: Browser, daphne_server: str, wow_campaign: Campaign
 ) -> None:
@@ -97,15 +87,14 @@ def test_a_rating_left_unacknowledged_is_resent_less_often_each_time_up_to_a_cap
     and 20 s after the one before, then every 30 s (RESEND_MS, doubled, up to RESEND_MAX_MS). The
     apprentice's clock is Playwright's, paused and moved on by hand, and the page notes the clock's
     time of every frame it sends."""
-    network = SilentLosses(copies=4)
+    network = SilentLoss(copies=4)
     wizard, apprentice, room = chat_to_rating(browser, daphne_server, wow_campaign, network)
-    # The page is loaded again under the fake clock, so that its resend timer is one of the clock's.
-    apprentice.clock.install()
-    apprentice.reload()
-    expect(apprentice.get_by_test_id("rating-form")).to_be_visible()
-    expect(apprentice.get_by_test_id("status")).to_have_attribute("data-state", "open")
-    note_sends(apprentice)
-    apprentice.clock.pause_at(apprentice.evaluate("Date.now()") + 1000)
+
+    def rating_open() -> None:
+        expect(apprentice.get_by_test_id("rating-form")).to_be_visible()
+        expect(apprentice.get_by_test_id("status")).to_have_attribute("data-state", "open")
+
+    reload_under_paused_clock(apprentice, rating_open)
 
     def copies_become(count: int) -> None:
         for _ in range(400):

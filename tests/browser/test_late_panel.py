@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from collect.models import Campaign
-from tests.browser.test_wow_browser import FlakyNetwork, note_sends, pair, send, to_the_apprentices_turn
+from tests.browser.test_wow_browser import FlakyNetwork, pair, reload_under_paused_clock, send, to_the_apprentices_turn
 
 pytestmark = pytest.mark.browser
 
@@ -33,13 +33,12 @@ def test_a_late_panel_is_asked_for_less_often_and_not_after_the_panel_stops_wait
     network = LostKnowledge()
     wizard, apprentice, room = pair(browser, daphne_server, wow_campaign, room_proxy=network)
     seq = to_the_apprentices_turn(wizard, apprentice, room)
-    # The page is loaded again under the fake clock, so that its timers are the clock's.
-    wizard.clock.install()
-    wizard.reload()
-    expect(wizard.get_by_test_id("knowledge-panel")).to_have_attribute("data-after-seq", str(seq))
-    expect(wizard.get_by_test_id("knowledge-updating")).to_be_hidden()
-    note_sends(wizard)
-    wizard.clock.pause_at(wizard.evaluate("Date.now()") + 1000)
+
+    def panel_shown() -> None:
+        expect(wizard.get_by_test_id("knowledge-panel")).to_have_attribute("data-after-seq", str(seq))
+        expect(wizard.get_by_test_id("knowledge-updating")).to_be_hidden()
+
+    reload_under_paused_clock(wizard, panel_shown)
 
     network.losing_to = wizard.worker  # type: ignore[attr-defined]
     send(apprentice, wizard, "Where does the blues come from?", seq + 1)

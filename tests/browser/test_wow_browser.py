@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -103,9 +104,13 @@ def to_the_apprentices_turn(wizard: Page, apprentice: Page, room: Room) -> int:
     return 1
 
 
-def note_sends(page: Page) -> None:
-    """From now on the page notes (performance.now(), type) of every frame it sends on a socket in
-    window.sentAt: under Playwright's fake clock, the clock's time of each."""
+def reload_under_paused_clock(page: Page, ready: Callable[[], None]) -> None:
+    """The page is loaded again under Playwright's fake clock (so that its timers are the clock's)
+    and, once `ready` returns, the clock is paused, to be moved on by hand. From then on the page
+    notes (the clock's time, type) of every frame it sends in window.sentAt."""
+    page.clock.install()
+    page.reload()
+    ready()
     page.evaluate("""() => {
       window.sentAt = [];
       const send = WebSocket.prototype.send;
@@ -114,6 +119,7 @@ def note_sends(page: Page) -> None:
         return send.call(this, data);
       };
     }""")
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
 
 
 # --- tests --------------------------------------------------------------------------------------
