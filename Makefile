@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVICE_VARS := DATABASE_URL REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
 
-.PHONY: smollm2 run run-prod stop-prod status-prod restart-prod haproxy test install install-dev chromium migrate demo bench clean backup restore pg-client gettext messages
+.PHONY: smollm2 run run-prod stop-prod status-prod restart-prod haproxy lint test install install-dev chromium migrate demo bench clean backup restore pg-client gettext messages
 
 # pip without -q: it names each package as it collects and installs it, with its progress bars.
 PIP_INSTALL := $(BIN)/pip install --progress-bar on
@@ -75,7 +75,8 @@ run: demo
 # The production topology on this machine (docs/deployment.md), under supervisord in the
 # foreground: NODES daphne processes behind HAProxy on PROD_PORT, Celery workers and beat, against
 # DATABASE_URL and REDIS_URL. ROLES picks what runs here (chat,workers,beat,proxy: all by default);
-# CHAT_HOST and CHAT_UPSTREAMS (environment) place chat processes on more machines.
+# CHAT_HOST and CHAT_UPSTREAMS (environment) place chat processes on more machines. DEMO=1 loads the
+# demo knowledge and campaigns into that database too (never without it: it is the site's database).
 NODES ?= 2
 PROD_PORT ?= 8080
 ROLES ?= chat,workers,beat,proxy
@@ -88,7 +89,7 @@ haproxy:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq haproxy >/dev/null; }
 
 run-prod: install haproxy messages
-	$(BIN)/python -m groundwork.topology run --nodes $(NODES) --port $(PROD_PORT) --roles $(ROLES) --out $(PROD_OUT)
+	$(BIN)/python -m groundwork.topology run --nodes $(NODES) --port $(PROD_PORT) --roles $(ROLES) --out $(PROD_OUT) $(if $(DEMO),--demo)
 
 # Every program's state (exits non-zero while any is not RUNNING), a clean stop of everything, and a
 # rolling restart (chat processes one at a time, each ready again before the next; then the workers).
@@ -101,13 +102,22 @@ stop-prod:
 restart-prod:
 	$(BIN)/python -m groundwork.topology restart --out $(PROD_OUT)
 
-# Pass 1: the embedded default (SQLite, in-memory layer, in-process tasks), whatever the environment.
-# Pass 2: the same tests on PostgreSQL + Redis, when DATABASE_URL / REDIS_URL are set (as .ci/run does).
-test: install-dev chromium haproxy pg-client messages
+# Lint: ruff with the rules ruff.toml states, then the layering's import contracts (.importlinter:
+# groundwork <- retrieval <- collect <- annotate <- research, the core names no task type or kind);
+# `make test` runs it first, so a finding fails CI.
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+
+# Pass 1: every test on the embedded default (SQLite, in-memory layer, in-process tasks), whatever
+# the environment. Pass 2, when DATABASE_URL / REDIS_URL are set (as .ci/run does): the tests marked
+# `backends` or `services`, those that touch what PostgreSQL + Redis run differently
+# (tests/test_second_pass.py states the rule and fails on an unmarked module).
+test: lint chromium haproxy pg-client messages
 	env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider
 	@if [ -n "$$DATABASE_URL$$REDIS_URL" ]; then \
 		echo "== second pass: DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \
-		$(BIN)/python -m pytest -p no:cacheprovider; \
+		$(BIN)/python -m pytest -p no:cacheprovider -m "backends or services"; \
 	fi
 
 bench: install-dev

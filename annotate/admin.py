@@ -1,13 +1,18 @@
-from django.contrib import admin, messages
-from django.db.models import QuerySet
-from django.http import HttpRequest
+from typing import Callable
+
+from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from annotate.models import Assignment, Item, Job, JobEntry, JobKind
-from annotate.services.controls import job_control_pairs_add
+from annotate.models import Assignment, Item, Job, JobEntry
 
-ADMIN_CONTROL_PAIRS = 4
+# Actions on the job list that kinds add from their own admin modules (Django's admin loads every
+# app's admin.py before the first request); each refuses the jobs of other kinds.
+JOB_ACTIONS: list[Callable] = []
+
+
+def job_action_register(action: Callable) -> None:
+    JOB_ACTIONS.append(action)
 
 
 @admin.register(Job)
@@ -16,16 +21,7 @@ class JobAdmin(admin.ModelAdmin):
     list_filter = ["kind", "is_active", "platform"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = ["source", "created"]
-    actions = ["add_control_pairs"]
-
-    @admin.action(description=f"Add {ADMIN_CONTROL_PAIRS} control pairs (pairwise jobs)")
-    def add_control_pairs(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
-        for job in queryset:
-            if job.kind != JobKind.PAIRWISE:
-                self.message_user(request, f"Job {job.slug}: control pairs belong to pairwise jobs only", messages.ERROR)
-                continue
-            added = job_control_pairs_add(job=job, count=ADMIN_CONTROL_PAIRS)
-            self.message_user(request, f"Job {job.slug}: {added} control pair(s) added, served at gold rate {job.gold_rate:g}")
+    actions = JOB_ACTIONS
 
     @admin.display(description="report")
     def report_link(self, job: Job) -> str:

@@ -2,13 +2,17 @@
 
 - Fleiss' kappa (statsmodels, BSD) for relevance: every (item, candidate) is a subject rated
   selected / not selected by the same number of annotators.
-- Krippendorff's alpha (NLTK's AnnotationTask, Apache 2.0) for dialog acts as Curiosity computed it:
-  every (message, act) pair is a unit and each annotator's value is yes or no; annotators may differ
-  from unit to unit (missing values are fine).
-- Krippendorff's alpha from value counts (`krippendorff_alpha_counts`): the same nominal alpha when
-  only how many raters gave each value is known (an imported WOW++ file: votes per sentence out of 9
-  or 10), computed here from the coincidence matrix (Krippendorff 2011, section C).
+- Krippendorff's nominal alpha, one implementation for every figure: `krippendorff_alpha_counts`
+  computes it from the coincidence matrix of per-unit value counts (Krippendorff 2011, "Computing
+  Krippendorff's Alpha-Reliability", section C), which is all an imported WOW++ file holds (votes per
+  sentence out of 9 or 10); `krippendorff_alpha` takes (coder, unit, value) triples (Curiosity's
+  dialog acts: every (message, act) pair a unit, each annotator's value yes or no; pairwise winners;
+  relevance votes so far), counts them per unit and calls it. Annotators may differ from unit to unit.
+  Alpha is undefined (None), never a number, when no unit has two values or every pairable value is
+  the same (expected disagreement 0, so alpha is 0/0). The `krippendorff` package is GPL and NLTK's
+  AnnotationTask answers 1.0 for that 0/0, so neither is used.
 - Per annotator, agreement with the majority of the *other* annotators of each unit (ties skipped).
+- An answer's agreement with a known one: the Jaccard overlap of their yes-decisions.
 """
 
 from __future__ import annotations
@@ -41,14 +45,19 @@ def fleiss_kappa(table: Sequence[Sequence[int]]) -> float | None:
 
 
 def krippendorff_alpha(triples: Iterable[tuple[Coder, Unit, Hashable]]) -> float | None:
-    """Nominal alpha from (coder, unit, value) triples. None when no unit has two values."""
-    data = [(str(coder), str(unit), value) for coder, unit, value in triples]
-    per_unit = Counter(unit for _, unit, _ in data)
-    if not any(n >= 2 for n in per_unit.values()):
-        return None
-    from nltk.metrics.agreement import AnnotationTask
-
-    return float(AnnotationTask(data=data).alpha())
+    """Nominal alpha from (coder, unit, value) triples, a coder giving at most one value per unit
+    (a repeated (coder, unit) keeps its last value). None when undefined: no unit has two values, or
+    every pairable value is the same."""
+    values_of: dict[Unit, dict[Coder, Hashable]] = defaultdict(dict)
+    for coder, unit, value in triples:
+        values_of[unit][coder] = value
+    categories: dict[Hashable, int] = {}
+    units = []
+    for values in values_of.values():
+        counts = Counter(categories.setdefault(value, len(categories)) for value in values.values())
+        units.append(counts)
+    width = len(categories)
+    return krippendorff_alpha_counts([[counts.get(c, 0) for c in range(width)] for counts in units])
 
 
 def krippendorff_alpha_counts(units: Iterable[Sequence[int]]) -> float | None:
@@ -90,3 +99,9 @@ def majority_agreement(decisions: dict[Unit, dict[Coder, Hashable]]) -> dict[Cod
             tally[coder][1] += 1
             tally[coder][0] += ranked[0][0] == value
     return {coder: (agree, total) for coder, (agree, total) in tally.items()}
+
+
+def jaccard(given: set[Hashable], known: set[Hashable]) -> float:
+    """|given ∩ known| / |given ∪ known|; 1.0 when both are empty (both say "none")."""
+    union = given | known
+    return len(given & known) / len(union) if union else 1.0

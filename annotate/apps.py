@@ -2,18 +2,20 @@ from django.apps import AppConfig
 
 
 class AnnotateConfig(AppConfig):
+    """Annotation's core: jobs, items, assignment, answers, agreement, reports. Each kind of job is
+    an app of its own under annotate/kinds/ that registers itself (annotate.registry)."""
+
     name = "annotate"
     verbose_name = "Annotation"
 
     def ready(self) -> None:
-        from annotate.exporters.pairwise import FILE as PAIRS_FILE, write_pair_judgments
-        from annotate.selectors.labels import dialog_acts_for
-        from collect.exporters.labels import DIALOG_ACTS, companion_register, message_labels_register
+        from collect import registry
 
-        # The Curiosity export's `dialog_acts` are the annotators' majority labels.
-        message_labels_register(kind=DIALOG_ACTS, provider=dialog_acts_for)
-        # The model-chat export carries the pairwise judgments of its campaigns in a file beside.
-        companion_register(
-            dataset="modelchat",
-            writer=lambda out_dir, campaigns: (PAIRS_FILE, write_pair_judgments(out_dir, campaigns=campaigns)),
-        )
+        # Dataset cards (collect/exporters/hf.py) report the exported campaigns' annotation jobs.
+        registry.card_section_register(_card_annotation_lines)
+
+
+def _card_annotation_lines(campaigns: tuple[str, ...]) -> list[str]:
+    from annotate.selectors.card import card_annotation_lines  # models are loaded by the time a card is written
+
+    return card_annotation_lines(campaigns)

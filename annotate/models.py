@@ -12,45 +12,9 @@ import secrets
 from django.db import models
 from django.db.models import Q
 
+from annotate.registry import REPORT, job_export, kind_choices, question_choices
 from collect.models import Outcome, Platform
 from groundwork.languages import language_validate
-
-# Curiosity's 16 dialog acts, in the order the screen and the exports list them.
-DIALOG_ACTS: tuple[str, ...] = (
-    "request_topic",
-    "request_aspect",
-    "request_followup",
-    "request_other",
-    "inform_response",
-    "inform_related",
-    "inform_unrelated",
-    "feedback_positive",
-    "feedback_negative",
-    "feedback_ask",
-    "offer_topic",
-    "offer_aspect",
-    "offer_followup",
-    "offer_other",
-    "offer_accept",
-    "offer_decline",
-)
-
-
-class JobKind(models.TextChoices):
-    RELEVANCE = "relevance", "Knowledge relevance (WOW++)"
-    DIALOG_ACTS = "dialog_acts", "Dialog acts (Curiosity)"
-    DUCONV_EVAL = "duconv_eval", "DuConv human evaluation (coherence, goal completion)"
-    PAIRWISE = "pairwise", "Pairwise comparison of two conversations (ACUTE-Eval)"
-
-
-DEFAULT_OVERLAP = {JobKind.RELEVANCE: 10, JobKind.DIALOG_ACTS: 2, JobKind.DUCONV_EVAL: 3, JobKind.PAIRWISE: 3}
-
-
-class PairwiseQuestion(models.TextChoices):
-    ENGAGING = "engaging"
-    INTERESTING = "interesting"
-    HUMANLIKE = "humanlike"
-    KNOWLEDGEABLE = "knowledgeable"
 
 
 def _job_outcome_codes() -> dict[str, str]:
@@ -62,18 +26,30 @@ def _job_outcome_codes() -> dict[str, str]:
 class Job(models.Model):
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=200)
-    kind = models.CharField(max_length=20, choices=JobKind.choices)
+    # A registered annotation kind (annotate.registry): what the items hold and how they are answered.
+    kind = models.CharField(max_length=20, choices=kind_choices)
     instructions = models.TextField(blank=True)
-    overlap = models.PositiveSmallIntegerField(help_text="Annotators per item (10 for relevance, 2 for dialog acts)")
+    overlap = models.PositiveSmallIntegerField(help_text="Annotators per item (each kind has a default)")
     is_active = models.BooleanField(default=True, help_text="Serving items to annotators")
     reservation_seconds = models.PositiveIntegerField(default=900, help_text="An unanswered item is released after this long")
-    relevance_threshold = models.FloatField(default=0.6, help_text="A sentence is relevant iff this share of annotators selected it")
+    threshold = models.FloatField(default=0.6, help_text="A unit is labeled (e.g. a sentence relevant) iff this share of annotators chose it")
     gold_rate = models.FloatField(default=0.0, help_text="Share of served items drawn from the gold items (0–1)")
     qualification_min_score = models.FloatField(default=0.8, help_text="Mean score needed on the qualification items")
     review_min_gold_score = models.FloatField(default=0.7, help_text="Annotators whose mean gold score is lower are flagged")
     review_min_agreement = models.FloatField(default=0.5, help_text="... and those agreeing less with the majority")
-    candidates = models.JSONField(default=dict, blank=True, help_text="Relevance: how candidates were chosen (see services.candidates)")
-    question = models.CharField(max_length=20, choices=PairwiseQuestion.choices, blank=True, help_text="Pairwise: the ACUTE-Eval question asked")
+    # Settings that one kind reads, kept on the job (annotate.registry.AnnotationKind: candidates, questions).
+    candidates = models.JSONField(default=dict, blank=True, help_text="How the candidates to judge were chosen (kinds with candidates)")
+    question = models.CharField(max_length=20, choices=question_choices, blank=True, help_text="The question the job asks (kinds that ask one)")
+    # A planned study (kinds that draw their items: AnnotationKind.draw; docs/human-evaluation.md#planned-studies):
+    # the power analysis asked for, how task items are drawn, and when the job stops serving them.
+    plan = models.JSONField(default=dict, blank=True, help_text="The study's power analysis: the judgments it needs (kinds that draw their items)")
+    active_sampling = models.BooleanField(
+        default=False, help_text="Serve the items whose judgment most narrows the report's overlapping intervals (kinds that draw their items)"
+    )
+    stop_when_separated = models.BooleanField(
+        default=False, help_text="Serve no more items once the report's neighbouring 95% intervals are apart (kinds that draw their items)"
+    )
+    max_judgments = models.PositiveIntegerField(default=0, help_text="Serve no more task items after this many judgments (0: no budget)")
     source = models.JSONField(default=dict, blank=True, help_text="Where the items came from (campaigns or an imported file)")
     completion_code = models.CharField(max_length=40, blank=True, help_text="The `completed` outcome's code: given once an annotator has nothing left to do")
     # Paid jobs (docs/annotation.md#paid-jobs): where annotators come from, codes per outcome, caps.
@@ -95,6 +71,12 @@ class Job(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def export_name(self) -> str:
+        """What the job exports as: a dataset's name (its kind's `export`: annotate.registry.job_export)
+        or, without one, the annotation report's (REPORT). For pages that list jobs."""
+        export = job_export(self)
+        return export.dataset if export is not None else REPORT
 
 
 class JobEntry(models.Model):
@@ -126,12 +108,11 @@ class ItemRole(models.TextChoices):
 
 
 class Item(models.Model):
-    """One thing to label. Relevance payload: topic, turns, candidates [{article, sentence}] and the
-    WOW++ context fields; dialog-act payload: topic, aspects, messages [{sender, text}]; pairwise
-    payload: conversations {"a", "b"} (see services.pairs) and which of them is shown on the left."""
+    """One thing to label. Its payload is its kind's (each package under annotate/kinds/ says what it
+    holds), e.g. a relevance item's topic, turns and candidates [{article, sentence}]."""
 
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="items")
-    key = models.CharField(max_length=100, help_text="The dialogue id in the dataset (WOW++ uuid, Curiosity dialog_id)")
+    key = models.CharField(max_length=100, help_text="The item's key in its job, e.g. its dialogue's id in the dataset")
     role = models.CharField(max_length=20, choices=ItemRole.choices, default=ItemRole.TASK)
     position = models.PositiveIntegerField(default=0)
     payload = models.JSONField()
@@ -182,7 +163,7 @@ class Assignment(models.Model):
     answer = models.JSONField(null=True, blank=True, help_text='{"selected": [ids]}, {"acts": [[act, ...], ...]} or {"winner", "choice", "reason"}')
     time_spent_ms = models.PositiveIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True, help_text="Gold and qualification items: agreement with the known answer")
-    report_reason = models.TextField(blank=True, help_text="Dialog acts: why the annotator reported the dialog")
+    report_reason = models.TextField(blank=True, help_text="Why the annotator reported the item instead of labeling it (kinds that allow it)")
 
     class Meta:
         constraints = [

@@ -1,6 +1,7 @@
-from django.urls import path
+from django.urls import include, path
 
-from annotate import results_views, views
+from annotate import views
+from annotate.registry import annotation_kinds
 
 app_name = "annotate"
 urlpatterns = [
@@ -8,7 +9,8 @@ urlpatterns = [
     path("jobs/", views.jobs, name="jobs"),
     path("jobs/<slug:slug>/report/", views.report, name="report"),
     path("jobs/<slug:slug>/outcomes.csv", views.outcomes, name="outcomes"),
-    path("results/<slug:slug>/", results_views.results, name="results"),
+    # Each kind's own pages (annotate.registry), in this namespace, before a job's pages at <slug>/.
+    *(path("", include(kind.part("urls"))) for kind in annotation_kinds() if kind.urls),
     path("<slug:slug>/", views.work, name="work"),
     path("<slug:slug>/done/", views.finish, name="finish"),
     path("<slug:slug>/leave/", views.leave, name="leave"),

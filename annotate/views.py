@@ -1,7 +1,8 @@
 """Annotation pages. Annotators enter by link, through the same door as a chat campaign's
-(collect.entry_views.door_enter), work on one screen per job kind (the page's ES module talks to
-the API) and end on the chat side's finish page with their outcome's code; researchers (staff) see
-jobs and each job's report."""
+(collect.entry_views.door_enter), work on their job's kind's screen (annotate.registry: its
+template in the shell annotate/_screen_base.html, its ES module talking to the API) and end on the
+chat side's finish page with their outcome's code; researchers (staff) see jobs and each job's
+report (its kind's page)."""
 
 from __future__ import annotations
 
@@ -13,43 +14,30 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _, gettext_lazy
 
-from annotate.acts import act_guide_translated
-from collect.charts import Chart, column_chart, interval_chart, row_chart
-from annotate.duconv import duconv_rubric
 from annotate.identity import entry_check
-from annotate.models import DIALOG_ACTS, Job, JobEntry, JobKind
+from annotate.models import Job, JobEntry
+from annotate.registry import annotation_kind
 from annotate.selectors.entries import outcomes_csv
 from annotate.selectors.progress import job_progress, worker_progress
 from annotate.selectors.report import annotation_report
 from annotate.services import AnnotationError
-from annotate.services.answers import MAX_REASON_CHARS as MAX_REPORT_REASON_CHARS
 from annotate.services.entries import job_entry_admit, job_entry_return
-from annotate.services.pairs import MAX_REASON_CHARS as MAX_PAIR_REASON_CHARS
-from collect.entry_views import SESSION_WORKER, door_enter, error_page, outcome_render
+from collect import registry as collect_registry
+from collect.entry_views import SESSION_WORKER, door_enter, outcome_render
 from collect.lifecycle.identity import Door, Identity
 from collect.lifecycle.links import JOB_LINKS
-from collect.models import Campaign, Outcome, Platform, Protocol, Worker
+from collect.models import Campaign, Outcome, Platform, Worker
 from collect.ratelimit_views import rate_limited
 from groundwork.csp import mturk_frame_allowed
 from groundwork.framed_cookies import cookies_for_frame
 from groundwork.languages import language_page
+from groundwork.pages import error_page
 
-TEMPLATES = {
-    JobKind.RELEVANCE: "annotate/relevance.html",
-    JobKind.DIALOG_ACTS: "annotate/dialog_acts.html",
-    JobKind.PAIRWISE: "annotate/pairwise.html",
-    JobKind.DUCONV_EVAL: "annotate/duconv_eval.html",
-}
-# Keyboard shortcuts of the dialog-act screen: one keyboard row per act family.
-ACT_KEYS = dict(zip(DIALOG_ACTS, "1234qweasdzxcvbn"))
 OUTCOME_TEXT = {
     Outcome.COMPLETED: (gettext_lazy("All done — thank you!"), gettext_lazy("You have labeled every item available to you.")),
     Outcome.SCREENED_OUT: (gettext_lazy("Thank you"), gettext_lazy("Your answers to the qualification items did not reach the level this job needs.")),
     Outcome.RETURNED: (gettext_lazy("Returned"), gettext_lazy("You returned this task.")),
 }
-
-
-_error = error_page
 
 
 def _job(*, slug: str, **_: Any) -> Job | None:
@@ -70,9 +58,9 @@ def _framed(request: HttpRequest, job: Job, response: HttpResponse) -> HttpRespo
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     job = Job.objects.filter(slug=slug).first()
     if job is None:
-        return _error(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”. Check your link.") % {"slug": slug})
+        return error_page(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”. Check your link.") % {"slug": slug})
     if not job.is_active:
-        return _error(request, 410, _("Job closed"), _("This annotation job is closed. Thank you for your interest."))
+        return error_page(request, 410, _("Job closed"), _("This annotation job is closed. Thank you for your interest."))
 
     def admit(identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, JobEntry]:
         return job_entry_admit(job=job, identity=identity, browser=browser, session_worker_id=session_worker_id)
@@ -90,14 +78,14 @@ def _entered(request: HttpRequest, slug: str) -> JobEntry | HttpResponse:
     """The session's annotator's entry in this job, or the page that refuses them."""
     job = Job.objects.filter(slug=slug).first()
     if job is None:
-        return _error(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”.") % {"slug": slug})
+        return error_page(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”.") % {"slug": slug})
     worker = Worker.objects.filter(pk=request.session.get(SESSION_WORKER, -1)).first()
     if worker is None:
-        return _error(request, 403, _("Use your link"), _("Open this job through the link you were given."))
+        return error_page(request, 403, _("Use your link"), _("Open this job through the link you were given."))
     try:
         return entry_check(job=job, worker=worker)
     except AnnotationError as refused:
-        return _error(request, refused.status, _("Not available") if refused.code == "blocked" else _("Use your link"), _(refused.message))
+        return error_page(request, refused.status, _("Not available") if refused.code == "blocked" else _("Use your link"), _(refused.message))
 
 
 @language_page(_job)
@@ -108,21 +96,16 @@ def work(request: HttpRequest, slug: str) -> HttpResponse:
     if entry.outcome:
         return redirect("annotate:finish", slug)
     job = entry.job
-    template = TEMPLATES[job.kind]
-    response = render(
-        request,
-        template,
-        {
-            "job": job,
-            "progress": worker_progress(job=job, worker=entry.worker),
-            "next_url": reverse("annotate-api:next", args=[slug]),
-            "answer_url": reverse("annotate-api:answer", args=[0]),
-            "act_keys": [(guide, ACT_KEYS[guide.act], guide.act.split("_")[0]) for guide in act_guide_translated()],
-            "rubric": duconv_rubric(),
-            "pair_reason_max_chars": MAX_PAIR_REASON_CHARS,
-            "report_reason_max_chars": MAX_REPORT_REASON_CHARS,
-        },
-    )
+    kind = annotation_kind(job.kind)
+    context = {
+        "job": job,
+        "progress": worker_progress(job=job, worker=entry.worker),
+        "next_url": reverse("annotate-api:next", args=[slug]),
+        "answer_url": reverse("annotate-api:answer", args=[0]),
+        "screen_script": kind.script,
+        **(kind.part("screen_context")(job) if kind.screen_context else {}),
+    }
+    response = render(request, kind.screen, context)
     return _framed(request, job, response)
 
 
@@ -133,7 +116,7 @@ def leave(request: HttpRequest, slug: str) -> HttpResponse:
     if isinstance(entry, HttpResponse):
         return entry
     if request.method != "POST":
-        return _error(request, 405, _("Use the button"), _("Leave the job with the button on its page."))
+        return error_page(request, 405, _("Use the button"), _("Leave the job with the button on its page."))
     job_entry_return(entry=entry)
     return redirect("annotate:finish", slug)
 
@@ -162,76 +145,33 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
 @staff_member_required
 def jobs(request: HttpRequest) -> HttpResponse:
     rows = [{"job": job, "progress": job_progress(job=job)} for job in Job.objects.order_by("-created")]
-    evaluations = Campaign.objects.filter(protocol=Protocol.MODEL_CHAT).order_by("name")
-    return render(request, "annotate/jobs.html", {"rows": rows, "evaluations": evaluations})
+    # The staff pages of campaigns that other apps serve (collect.registry), e.g. a model
+    # evaluation's results from the pairwise kind.
+    pages = [
+        (campaign, page.label, reverse(page.url_name, args=[campaign.slug]))
+        for campaign in Campaign.objects.order_by("name")
+        for page in collect_registry.campaign_pages(campaign.protocol)
+    ]
+    return render(request, "annotate/jobs.html", {"rows": rows, "campaign_pages": pages})
 
 
 @staff_member_required
 def report(request: HttpRequest, slug: str) -> HttpResponse:
     job = Job.objects.filter(slug=slug).first()
     if job is None:
-        return _error(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”.") % {"slug": slug})
+        return error_page(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”.") % {"slug": slug})
     data = annotation_report(job=job)
+    kind = annotation_kind(job.kind)
     join_url = request.build_absolute_uri(reverse("annotate:join", args=[slug]))
-    context = {"job": job, "report": data, "join_url": join_url, "charts": [], "interval_charts": []}
-    if "pairwise" in data:
-        chart = leaderboard_chart(data["pairwise"]["leaderboard"])
-        context["interval_charts"] = [chart] if chart else []
-    else:
-        context["charts"] = _charts(data)
-    return render(request, "annotate/report.html", context)
+    charts = kind.part("charts")(data) if kind.charts else []
+    return render(request, kind.report_template, {"job": job, "report": data, "join_url": join_url, "charts": charts})
 
 
 @staff_member_required
 def outcomes(request: HttpRequest, slug: str) -> HttpResponse:
     job = Job.objects.filter(slug=slug).first()
     if job is None:
-        return _error(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”.") % {"slug": slug})
+        return error_page(request, 404, _("No such job"), _("There is no annotation job called “%(slug)s”.") % {"slug": slug})
     response = HttpResponse(outcomes_csv(job=job), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{job.slug}-outcomes.csv"'
     return response
-
-
-def _charts(data: dict[str, Any]) -> list[Chart]:
-    if "relevance" in data:
-        charts = []
-        # Complete items' charts once there are any; during a pilot, the partial ones, labeled.
-        if data["relevance"]["items"] or "partial" not in data:
-            charts += _relevance_charts(data["relevance"], "")
-        if "partial" in data:
-            partial = data["partial"]
-            charts += _relevance_charts(partial["relevance"], f" — partial: {partial['items']} items, {partial['partial_items']} still voting")
-        return charts
-    if "duconv" in data:
-        rows = data["duconv"]["goal_completion"]
-        human = [(str(score), sum(1 for r in rows if round(r["human_mean"]) == score)) for score in range(3)]
-        auto = [(str(score), sum(1 for r in rows if r["auto"] == score)) for score in range(3)]
-        return [
-            column_chart("Goal completion: annotators (rounded mean)", human, x_label="score", y_label="dialogues"),
-            column_chart("Goal completion: computed from marked triples", auto, x_label="score", y_label="dialogues"),
-        ]
-    frequency = data["dialog_acts"]["act_frequency"]
-    return [row_chart("Dialog acts (majority labels)", list(frequency.items()), x_label="messages")]
-
-
-def _relevance_charts(relevance: dict[str, Any], suffix: str) -> list[Chart]:
-    histogram = relevance["relevant_per_item"]["histogram"]
-    top = max((int(k) for k in histogram), default=0)
-    per_turn = [(str(k), histogram.get(str(k), 0)) for k in range(top + 1)]
-    return [
-        column_chart(f"Relevant sentences per turn{suffix}", per_turn, x_label="relevant sentences", y_label="turns"),
-        column_chart(
-            f"Confidence of each candidate sentence{suffix}",
-            list(relevance["confidence_histogram"].items()),
-            x_label="share of annotators who selected it",
-            y_label="sentences",
-        ),
-    ]
-
-
-def leaderboard_chart(board: dict[str, dict[str, Any]]) -> Chart | None:
-    """The ranked models' scores and intervals (None when no model has an interval yet)."""
-    rows = [(f"{name} (n={row['battles']})", row["score"], row["lo"], row["hi"]) for name, row in board.items() if row["lo"] is not None]
-    if not rows:
-        return None
-    return interval_chart("Bradley–Terry scores with 95% bootstrap intervals", rows, x_label="score (mean 1000)")

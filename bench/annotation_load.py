@@ -59,11 +59,10 @@ def _setup(args: argparse.Namespace) -> tuple[str, list[str]]:
 
     call_command("migrate", verbosity=0, interactive=False)
     from annotate.identity import worker_token
-    from annotate.models import JobKind
     from annotate.services.jobs import ItemSpec, items_add, job_create
     from collect.models import Worker
 
-    job = job_create(slug="bench", name="bench", kind=JobKind.RELEVANCE, overlap=args.overlap)
+    job = job_create(slug="bench", name="bench", kind="relevance", overlap=args.overlap)
     sentences = [{"article": f"Article {a}", "sentence": f"Sentence {s} of article {a}."} for a in range(5) for s in range(6)]
     payload = {"topic": "Bench", "turns": ["Hello there.", "Hi! What do you know?", "Tell me more."], "candidates": sentences}
     items_add(job=job, specs=[ItemSpec(key=f"item-{n}", payload={**payload, "id": f"item-{n}"}) for n in range(args.items)])

@@ -173,7 +173,7 @@ def setup_django() -> None:
 
 def bench_campaign(slug: str) -> None:
     """A campaign whose dialogues never end during the run and whose workers never time out."""
-    from collect.demo import PERSONAS
+    from collect.tasktypes.wow.demo import PERSONAS
     from collect.models import Campaign, Persona
     from retrieval.models import KnowledgeSource
 
@@ -203,7 +203,7 @@ def rooms_end(slug: str) -> int:
 
     from collect.lifecycle.outcomes import assignment_outcome_set, room_outcomes_set
     from collect.models import Assignment, AssignmentStatus, Outcome, Room, RoomStatus
-    from collect.protocols import get_protocol
+    from collect import registry
     from collect.services.matchmaking import LIVE_ROOM_STATUSES
 
     waiting = Assignment.objects.filter(campaign__slug=slug, status=AssignmentStatus.WAITING)
@@ -213,7 +213,7 @@ def rooms_end(slug: str) -> int:
     for room in Room.objects.filter(campaign__slug=slug, status__in=LIVE_ROOM_STATUSES).select_related("campaign"):
         with transaction.atomic():
             Room.objects.filter(pk=room.pk).update(status=RoomStatus.INCOMPLETE, end_reason="bench over", ended=timezone.now())
-            room_outcomes_set(room=room, outcomes=dict.fromkeys(get_protocol(room.campaign.protocol).roles, Outcome.LEFT))
+            room_outcomes_set(room=room, outcomes=dict.fromkeys(registry.protocol(room.campaign.protocol).roles, Outcome.LEFT))
         ended += 1
     return ended
 
@@ -234,7 +234,7 @@ async def pair_all(workers: list, concurrency: int) -> None:
 
 
 async def groundwork_phase(args: argparse.Namespace, targets: list[tuple[str, int]], pids: list[int]) -> dict:
-    from collect.netclient import SENT_AT, Worker
+    from tests.collect.netclient import SENT_AT, Worker
 
     run = secrets.token_hex(3)
     rng = random.Random(run)

@@ -77,9 +77,10 @@ def build_topic(facts: int):
 
 
 def run(turns: int, facts: int) -> dict[str, list[float]]:
-    from collect.curiosity.facts import _cache, bank_select, topic_facts
-    from collect.models import Assignment, AssignmentStatus, Campaign, CuriosityDialog, Message, Worker
-    from collect.protocols.curiosity import CURIOSITY, _bank_now
+    from collect.tasktypes.curiosity.facts import _cache, bank_select, topic_facts
+    from collect.models import Assignment, AssignmentStatus, Campaign, Message, Worker
+    from collect.tasktypes.curiosity.models import CuriosityDialog
+    from collect.tasktypes.curiosity.protocol import CURIOSITY, _bank_now
     from retrieval.models import Article
 
     source = build_topic(facts)

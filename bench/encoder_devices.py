@@ -4,7 +4,8 @@ candidates, the encoding throughput that sets how long `build_vectors` takes, an
 retraining on the WOW++ file: the cross-encoder for one epoch on half "a", scored on half "b", and
 the encoding behind the MiniLM-feature learned model.
 
-Needs no database nor Django, so it runs on a bare GPU host with torch and sentence-transformers:
+Needs no database (Django's settings only, for GROUNDWORK_MINILM_DIR), so it runs on a bare GPU host
+with the requirements installed:
 
     .venv/bin/python bench/encoder_devices.py --wowpp ../shared/data/wowpp/test_random_augmented_wow.json
         [--devices cpu,cuda] [--runs 50] [--train [--train-cpu]] [--json OUT.json]
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -39,7 +41,11 @@ def main() -> None:
     parser.add_argument("--train-cpu", action="store_true", help="with --train, on the CPU too (tens of minutes)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "groundwork.settings")
+    import django
     import torch
+
+    django.setup()
 
     from retrieval.rankers import Candidate, encoded_text
     from retrieval.rankers.wowpp import wowpp_read

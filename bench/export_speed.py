@@ -156,7 +156,7 @@ def measure(slug: str, out: str, chunk_size: int, use_tracemalloc: bool) -> None
     from django.db import connection
 
     # One-time costs (imports, the connection) are paid before measuring.
-    import collect.exporters.wow  # noqa: F401
+    import collect.tasktypes.wow.exporter  # noqa: F401
     import collect.management.commands.export_dataset  # noqa: F401
 
     connection.ensure_connection()

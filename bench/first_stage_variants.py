@@ -1,6 +1,6 @@
 """Variants of the first stage (the per-turn article retrieval) within TF-IDF's family, measured
-side by side on the two halves of the WOW++ contexts (bench/retrieval_recall.py) and on the
-specific questions (bench/panel_questions.py):
+side by side on the two halves of the WOW++ contexts (bench/retrieval_recall.py) and on 20
+specific questions (bench/data/specific_questions.json):
 
 - `1 + log tf`: documents weighted by 1 + log tf x smoothed idf, L2-normalised, the score
   cos(turn without the topic's terms, doc) + topic_weight x cos(topic, doc).
@@ -37,7 +37,7 @@ import scipy.sparse as sp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.panel_questions import QUESTIONS  # noqa: E402
+QUESTIONS = ROOT / "bench" / "data" / "specific_questions.json"
 from bench.retrieval_recall import DEFAULT_FILE, GOLD_SUFFIX, half_of  # noqa: E402
 
 BM25 = [(1.2, 0.75), (2.0, 0.75), (3.0, 0.75), (5.0, 0.75), (10.0, 0.75), (3.0, 0.5), (3.0, 1.0), (1.2, 0.3)]

@@ -213,7 +213,7 @@ def unit(column: str) -> str:
 
 
 def report(rows: list[dict[str, object]], args: argparse.Namespace) -> None:
-    print(f"\nTF-IDF index, synthetic short articles, {args.workers} build workers, GROUNDWORK_INDEX_BUILD_MEMORY_MB="
+    print(f"\nTF-IDF index, synthetic short articles, {args.workers} build workers, --memory-mb "
           f"{args.memory_mb}, {os.cpu_count()} cores; {args.queries} queries, top-{K}. build_peak_anon: the build "
           "process's own memory; build_peak_rss adds the pages of the memory-mapped output it wrote (reclaimable).")
     columns = ["build_s", "build_peak_anon_mb", "build_peak_rss_mb", "worker_peak_rss_mb", "index_mb", "query_p50_ms", "query_p99_ms",

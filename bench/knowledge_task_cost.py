@@ -27,7 +27,7 @@ def main() -> None:
     from django.db import connection
 
     from collect.models import Campaign, Message, RoomStatus
-    from collect.protocols import wow
+    from collect.tasktypes.wow import protocol as wow
     from collect.tasks import knowledge_rerank, knowledge_reranks, messages_knowledge
 
     campaign = Campaign.objects.get(slug="wow-demo")

@@ -59,12 +59,13 @@ def dialogues_of(wowpp: Path, limit: int) -> list[tuple[str, list[tuple[str, str
 
 
 def rooms_build(dialogues: list[tuple[str, list[tuple[str, str]]]]) -> int:
-    from collect.models import (Assignment, AssignmentStatus, Campaign, Message, Outcome, Protocol, Room,
+    from collect.models import (Assignment, AssignmentStatus, Campaign, Message, Outcome, Room,
                                 RoomStatus, Worker)
+    from collect.tasktypes.wow import NAME as WOW_NAME
     from retrieval.models import KnowledgeSource
 
     source = KnowledgeSource.objects.create(slug="parlai-eval", name="ParlAI evaluation")
-    campaign = Campaign.objects.create(slug="parlai-eval", name="ParlAI evaluation", protocol=Protocol.WOW,
+    campaign = Campaign.objects.create(slug="parlai-eval", name="ParlAI evaluation", protocol=WOW_NAME,
                                        knowledge_source=source, is_active=False)
     workers = {role: Worker.objects.create(platform="inhouse", external_id=f"parlai-{role}") for role in ("wizard", "apprentice")}
     wizard_turns = 0

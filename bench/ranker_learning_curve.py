@@ -102,10 +102,10 @@ def collected_curve(held: list[Any], spec: str) -> list[dict[str, Any]]:
     from retrieval.rankers.learned import LearnedModelError, learned_train
     from retrieval.training.examples import training_examples_collected
 
-    total = training_examples_collected(held_out=held, relevance=False).dialogues
+    total = training_examples_collected(held_out=held, sources=["wizard_turns"]).dialogues
     rows = []
     for size in _sizes(spec, total):
-        examples = training_examples_collected(held_out=held, max_dialogues=size, relevance=False)
+        examples = training_examples_collected(held_out=held, max_dialogues=size, sources=["wizard_turns"])
         try:
             model = learned_train(examples.contexts, semantic=False)
         except LearnedModelError:

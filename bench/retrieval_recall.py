@@ -7,9 +7,12 @@ knowledge source has.
     .venv/bin/python bench/retrieval_recall.py [--wowpp FILE] [--source wiki-demo] [--k 7]
                                                [--weights 0.25,0.5,1,2] [--half tune|held-out] [--json]
 
-Queries compared: the turn alone (the paper's per-turn query, `turn_query: "turn"`), the topic and
-the turn as one text, and the blend cos(turn, doc) + w * cos(topic, doc) the rooms use by default
-(`turn_query: "topic"`), for each w in --weights. "without topic article" leaves the topic's own
+Queries compared: the turn alone (the paper's per-turn query, `turn_query: "turn"`), the turn's own
+words with the articles it names first (`turn_query: "words"`, the rooms' default:
+retrieval.services.passages_for_turn), the topic and the turn as one text, and the blend
+cos(turn, doc) + w * cos(topic, doc) (`turn_query: "topic"`), for each w in --weights. The
+wizard's panel shows the topic passage beside a turn's articles: bench/panel_questions.py
+measures the panel as a room builds it. "without topic article" leaves the topic's own
 article out of both the relevant and the retrieved sets: the wizard sees the topic passage anyway.
 `--half` keeps one of two fixed halves of the contexts (by a checksum of the context's key): choose
 a setting on `tune` and report it on `held-out`, so that the figure is not the one it was tuned on.
@@ -97,14 +100,18 @@ Query = Callable[[int, str, str, int], list[str]]
 
 
 def query_kinds(weights: list[float]) -> dict[str, Query]:
-    from retrieval.services import passages_for_query
+    from retrieval.services import passages_for_query, passages_for_turn
 
     def titles(source_id: int, query: str, k: int, topic: str = "", weight: float = 0.0) -> list[str]:
         passages = passages_for_query(source_id=source_id, query=query, k=k, topic=topic, topic_weight=weight)
         return [p["title"] for p in passages]
 
+    def own_words(source_id: int, topic: str, turn: str, k: int) -> list[str]:
+        return [p["title"] for p in passages_for_turn(source_id=source_id, text=turn, k=k, topic=topic)]
+
     kinds: dict[str, Query] = {
         "turn alone (paper)": lambda s, topic, turn, k: titles(s, turn, k),
+        "own words + named (default)": own_words,
         "topic + turn, one text": lambda s, topic, turn, k: titles(s, f"{topic} {turn}", k),
     }
     for weight in weights:

@@ -42,8 +42,8 @@ def setup(interval: float) -> None:
 
     call_command("migrate", verbosity=0, interactive=False)
     # A sweep process imports the protocols once; keep that one-off import out of the timings.
-    import collect.protocols.curiosity  # noqa: F401
-    import collect.protocols.wow  # noqa: F401
+    import collect.tasktypes.curiosity.protocol  # noqa: F401
+    import collect.tasktypes.wow.protocol  # noqa: F401
 
 
 def campaign(**fields):

@@ -8,50 +8,38 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from collect.lifecycle.onboarding import onboarding_problems
-from collect.admin_personas import PersonaFormSet
-from collect.modelchat import admin as modelchat_admin  # noqa: F401 - registers the model-chat admin
-from collect.models import Assignment, Campaign, CuriosityDialog, Message, Persona, Protocol, Room, Worker
+from collect.admin_personas import PersonaForm, PersonaFormSet
+from collect import registry
+from collect.models import Assignment, Campaign, Message, Persona, Room, Worker
 from collect.personas import campaign_topics_missing
+from groundwork.surrogates import SurrogateSafeJSONField
 
 
 class CampaignForm(forms.ModelForm):
     class Meta:
         model = Campaign
         fields = "__all__"
+        # JSON text can spell a lone surrogate as an escape; these refuse it (groundwork.surrogates).
+        field_classes = {
+            name: SurrogateSafeJSONField
+            for name in ("outcome_codes", "outcome_pay_cents", "onboarding", "protocol_config", "authenticity_policy")
+        }
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         for problem in onboarding_problems(cleaned.get("onboarding")):
             self.add_error("onboarding", problem)
-        if cleaned.get("protocol") == Protocol.WOW and "protocol_config" in cleaned:
-            from collect.protocols.wow_query import turn_query_problems
-
-            if problems := turn_query_problems(cleaned["protocol_config"]):
-                self.add_error("protocol_config", problems)
-        if cleaned.get("protocol") == Protocol.MODEL_CHAT and "protocol_config" in cleaned:
-            from collect.modelchat.config import config_errors
-
-            draft = Campaign(protocol_config=cleaned["protocol_config"], knowledge_source=cleaned.get("knowledge_source"))
-            if errors := config_errors(draft):
-                self.add_error("protocol_config", errors)
+        name = cleaned.get("protocol")
+        if name not in registry.task_type_names() or "protocol_config" not in cleaned:
             return cleaned
-        protocol = cleaned.get("protocol")
-        if protocol not in (Protocol.CURIOSITY, Protocol.DUCONV) or not {"knowledge_source", "protocol_config"} <= set(cleaned):
-            return cleaned
-        # Imported on use: every process loads admin.py, and this module pulls in scikit-learn.
-        if protocol == Protocol.DUCONV:
-            from collect.duconv.config import campaign_problems
-        else:
-            from collect.protocols.curiosity import campaign_problems
-
         # Otherwise these surface only when the first two workers are paired.
         draft = Campaign(
             slug=cleaned.get("slug", ""),
-            protocol=protocol,
-            knowledge_source=cleaned["knowledge_source"],
+            protocol=name,
+            knowledge_source=cleaned.get("knowledge_source"),
             protocol_config=cleaned["protocol_config"],
         )
-        problems = campaign_problems(draft)
+        problems = registry.protocol(name).config_problems(draft)
         if problems:
             self.add_error("protocol_config", problems)
         return cleaned
@@ -59,6 +47,7 @@ class CampaignForm(forms.ModelForm):
 
 class PersonaInline(admin.TabularInline):
     model = Persona
+    form = PersonaForm
     formset = PersonaFormSet
     extra = 1
 
@@ -78,10 +67,10 @@ class CampaignAdmin(admin.ModelAdmin):
             return "Save the campaign first."
         return format_html(
             '<a href="{}">Live dashboard</a> · <a href="{}">Review and pay</a> · <a href="{}">Signed links</a> · <a href="{}">Research index</a>',
-            reverse("collect:dashboard", args=[campaign.slug]),
-            reverse("collect:review", args=[campaign.slug]),
-            reverse("collect:links", args=[campaign.slug]),
-            reverse("collect:research"),
+            reverse("research:dashboard", args=[campaign.slug]),
+            reverse("research:review", args=[campaign.slug]),
+            reverse("research:links", args=[campaign.slug]),
+            reverse("research:index"),
         )
 
     @admin.display(description="Persona topics without an article")
@@ -101,7 +90,7 @@ class AssignmentInline(admin.TabularInline):
 
 class MessageInline(admin.TabularInline):
     model = Message
-    fields = ["seq", "role", "text", "checked_sentence"]
+    fields = ["seq", "role", "text", "checked_sentence", "authenticity"]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -127,10 +116,3 @@ class WorkerAdmin(admin.ModelAdmin):
 class AssignmentAdmin(admin.ModelAdmin):
     list_display = ["worker", "campaign", "status", "outcome", "decision", "room", "role", "created"]
     list_filter = ["campaign", "status", "outcome", "decision"]
-
-
-@admin.register(CuriosityDialog)
-class CuriosityDialogAdmin(admin.ModelAdmin):
-    list_display = ["room", "dialog_id", "first_aspect", "second_aspect", "tag", "split"]
-    list_filter = ["tag", "split"]
-    readonly_fields = ["room", "aspects", "related_entities", "known_entities", "bank", "switched_at", "marked_at"]

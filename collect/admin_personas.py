@@ -3,9 +3,23 @@ knowledge source (the one being saved with it, when the campaign form changes it
 
 from __future__ import annotations
 
+from django import forms
 from django.forms.models import BaseInlineFormSet
 
+from collect.models import Persona
 from collect.personas import missing_message, topics_missing, topics_problems
+from groundwork.surrogates import SurrogateSafeJSONField
+
+
+class PersonaForm(forms.ModelForm):
+    """The inline's row: an empty row starts as [] (not JSON's null, which the model field would
+    show and refuse), so a row left untouched is unchanged and skipped when the campaign is saved."""
+
+    topics = SurrogateSafeJSONField(initial=list, help_text=Persona._meta.get_field("topics").help_text)
+
+    class Meta:
+        model = Persona
+        fields = "__all__"
 
 
 class PersonaFormSet(BaseInlineFormSet):

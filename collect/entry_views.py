@@ -18,15 +18,18 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _, gettext_lazy
 
+from collect import registry
 from collect.framing import by_assignment, by_slug, mturk_task_page
 from collect.lifecycle.entry import entry_admit
 from collect.lifecycle.identity import Door, EntryRefused, Identity, identity_parse
 from collect.lifecycle.onboarding import onboarding_needed
 from collect.lifecycle.outcomes import assignment_outcome_set, assignment_return, room_finished_outcomes, room_outcomes_set
-from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Platform, Protocol, Room, RoomStatus, Worker
+from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Platform, Room, RoomStatus, Worker
 from collect.ratelimit_views import rate_limited
+from groundwork.cookies import cookie_keep
 from groundwork.csp import mturk_frame_allowed
 from groundwork.languages import language_page
+from groundwork.pages import error_page
 
 BROWSER_COOKIE = "gw_browser"
 BROWSER_PATTERN = re.compile(r"\A[A-Za-z0-9_\-]{32}\Z")
@@ -54,12 +57,6 @@ NOTHING_WRITTEN_TEXT = {
 }
 
 
-def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
-    return render(request, "collect/error.html", {"title": title, "message": message}, status=status)
-
-
-_error = error_page
-
 
 def _browser_token(request: HttpRequest) -> str:
     token = request.COOKIES.get(BROWSER_COOKIE, "")
@@ -74,21 +71,28 @@ def door_enter(
     admitted: Callable[[Worker, Any], HttpResponse],
     preview: Callable[[], HttpResponse],
 ) -> HttpResponse:
-    """Every join page: parse the link, admit the worker (`admit` raises EntryRefused), put them in
-    the session and answer with `admitted(worker, place)`; a refusal is a page that says why and
-    writes nothing. The browser cookie is (re)set either way, so the binding sticks."""
+    """Every join page: parse the link, admit the worker (`admit`, in one transaction, raises
+    EntryRefused), put them in the session and answer with `admitted(worker, place)`; a refusal is
+    a page that says why and writes nothing. The browser cookie is (re)set on every answer, so the
+    binding sticks."""
     browser = _browser_token(request)
+    # On every answer, an error page's too: a failure after the binding was written (a session
+    # that could not be saved) must not leave the browser without the token it is bound to.
+    cookie_keep(request, BROWSER_COOKIE, browser, max_age=ONE_YEAR, httponly=True, samesite="Lax", secure=settings.COOKIES_SECURE)
     try:
         identity = identity_parse(door=door, params=request.GET)
         if identity.preview:
             response = preview()
         else:
-            worker, place = admit(identity, browser, request.session.get(SESSION_WORKER))
+            # One transaction: an entry cut short (a database lost mid-request answers 500, without
+            # the browser cookie) leaves no binding to a browser token the browser never got, which
+            # would refuse every retry of the link as opened in another browser.
+            with transaction.atomic():
+                worker, place = admit(identity, browser, request.session.get(SESSION_WORKER))
             session_enter(request, worker)
             response = admitted(worker, place)
     except EntryRefused as refused:
         response = error_page(request, refused.status, refused.title, refused.message)
-    response.set_cookie(BROWSER_COOKIE, browser, max_age=ONE_YEAR, httponly=True, samesite="Lax", secure=settings.COOKIES_SECURE)
     return response
 
 
@@ -105,9 +109,9 @@ def session_enter(request: HttpRequest, worker: Worker) -> None:
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is None:
-        return _error(request, 404, _("No such study"), _("There is no study called “%(slug)s”. Check the link you were given.") % {"slug": slug})
+        return error_page(request, 404, _("No such study"), _("There is no study called “%(slug)s”. Check the link you were given.") % {"slug": slug})
     if not campaign.is_active:
-        return _error(request, 410, _("Study closed"), _("This study is not taking part any more. Thank you for your interest."))
+        return error_page(request, 410, _("Study closed"), _("This study is not taking part any more. Thank you for your interest."))
 
     def admit(identity: Identity, browser: str, session_worker_id: int | None) -> tuple[Worker, Assignment]:
         return entry_admit(campaign=campaign, identity=identity, browser=browser, session_worker_id=session_worker_id)
@@ -119,10 +123,9 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
             return redirect("collect:room", assignment.room_id)
         if onboarding_needed(campaign=campaign, worker=worker):
             return redirect("collect:onboarding", assignment.pk)
-        if campaign.protocol == Protocol.MODEL_CHAT:
-            # No waiting room: a model takes the partner's seat (or a human control pair waits).
-            from collect.modelchat.views import enter
-
+        enter = registry.task_type(campaign.protocol).part("enter")
+        if enter is not None:
+            # The task type seats the worker itself (a model chat: a model takes the partner's seat).
             return enter(request, campaign, assignment)
         return redirect("collect:wait", assignment.pk)
 
@@ -147,7 +150,7 @@ def _own(request: HttpRequest, **filters: object) -> Assignment | None:
 def finish(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own(request, pk=assignment_id)
     if assignment is None:
-        return _error(request, 403, _("Not your page"), _("This page belongs to another worker. Use your own link."))
+        return error_page(request, 403, _("Not your page"), _("This page belongs to another worker. Use your own link."))
     return finish_page(request, assignment)
 
 
@@ -157,11 +160,11 @@ def leave(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """A waiting worker gives the task back (`returned`, no code); their place is freed."""
     assignment = _own(request, pk=assignment_id)
     if assignment is None:
-        return _error(request, 403, _("Not your page"), _("This page belongs to another worker. Use your own link."))
+        return error_page(request, 403, _("Not your page"), _("This page belongs to another worker. Use your own link."))
     if request.method != "POST":
-        return _error(request, 405, _("Use the button"), _("Leave the study with the button on the waiting page."))
+        return error_page(request, 405, _("Use the button"), _("Leave the study with the button on the waiting page."))
     if not assignment_return(assignment_id=assignment.pk) and not assignment.outcome:
-        return _error(request, 409, _("Already paired"), _("You have been paired: the chat is open, so you can no longer leave from the waiting room."))
+        return error_page(request, 409, _("Already paired"), _("You have been paired: the chat is open, so you can no longer leave from the waiting room."))
     return redirect("collect:finish", assignment.pk)
 
 

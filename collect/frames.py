@@ -11,11 +11,11 @@ from typing import Any
 from django.conf import settings
 
 from collect.errors import ProtocolError
+from groundwork.surrogates import SURROGATE
 
 CHECKED_SOURCES = ("chosen", "partner", "self")
 # No protocol frame nests deeper than a few levels; JSON nested thousands deep overflows the parser.
 MAX_DEPTH = 16
-SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 and C1 controls and DEL, except tab and line breaks (a pasted message may hold them).
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # Cc controls, Cf format characters (zero-width space/joiners, BOM, direction marks), separators.

@@ -4,10 +4,10 @@
   frame and the finish page posts to turkSubmitTo, so on an MTurk campaign they get
   `groundwork.csp.mturk_frame_allowed` and cookies that work in a cross-site frame
   (`groundwork.framed_cookies`). Every other page keeps `frame-ancestors 'none'`.
-- Prolific: the onboarding quiz's last failed attempt (and "Leave" on a wait that has already
-  ended) lands, through the finish page's redirect, on Prolific's completion page; CSP's
-  form-action covers every redirect after a form's post, so on a Prolific campaign the forms of
-  those two pages may lead to the completion URL's origin (nowhere else)."""
+- Prolific: the onboarding quiz's (or model chat's sample conversation's) last failed attempt (and
+  "Leave" on a wait that has already ended) lands, through the finish page's redirect, on
+  Prolific's completion page; CSP's form-action covers every redirect after a form's post, so on a
+  Prolific campaign the forms of those pages may lead to the completion URL's origin (nowhere else)."""
 
 from __future__ import annotations
 

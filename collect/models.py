@@ -5,9 +5,12 @@ from __future__ import annotations
 import secrets
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from collect.authenticity.policy import policy_validate
+from collect.registry import task_type_choices
 from groundwork.languages import language_validate
 
 
@@ -26,11 +29,9 @@ def _outcome_codes() -> dict[str, str]:
     return default_codes()
 
 
-class Protocol(models.TextChoices):
-    WOW = "wow", "Wizard of Wikipedia"
-    CURIOSITY = "curiosity", "Curiosity"
-    DUCONV = "duconv", "DuConv (goal-driven, knowledge graph)"
-    MODEL_CHAT = "model_chat", "Model chat (human evaluation)"
+def _default_task_type() -> str:
+    # The project's choice (settings.DEFAULT_TASK_TYPE), not the core's: it names no task type.
+    return settings.DEFAULT_TASK_TYPE
 
 
 class Platform(models.TextChoices):
@@ -48,7 +49,8 @@ class Currency(models.TextChoices):
 class Campaign(models.Model):
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=200)
-    protocol = models.CharField(max_length=20, choices=Protocol.choices, default=Protocol.WOW)
+    # The task type (collect.registry): its name, a choice among those installed.
+    protocol = models.CharField(max_length=20, choices=task_type_choices, default=_default_task_type, verbose_name="task type")
     knowledge_source = models.ForeignKey("retrieval.KnowledgeSource", on_delete=models.PROTECT, related_name="campaigns")
     is_active = models.BooleanField(default=True)
     # Each worker must speak a random number of turns in [min_turns, max_turns] before either may end.
@@ -83,9 +85,16 @@ class Campaign(models.Model):
     )
     max_per_worker_per_day = models.PositiveIntegerField(default=0, help_text="Conversations per worker per day, all campaigns (0: no cap)")
     protocol_config = models.JSONField(
-        default=dict, blank=True, help_text="Protocol settings, e.g. Curiosity's topics and knobs (docs/websocket-protocol.md)"
+        default=dict, blank=True, help_text="The task type's settings, e.g. its topics and knobs (its page under docs/)"
     )
     created = models.DateTimeField(auto_now_add=True)
+    # Paste and copy rules per role (collect/authenticity/policy.py, docs/authenticity.md).
+    authenticity_policy = models.JSONField(
+        default=dict, blank=True, validators=[policy_validate],
+        help_text='Per role (or "*"): {"paste": "allowed" | "knowledge" | "off", "copy": "allowed" | "refuse"}, '
+        'e.g. {"wizard": {"paste": "knowledge", "copy": "refuse"}}. "copy": "refuse" refuses a message that repeats a '
+        "whole knowledge sentence and tells the worker why.",
+    )
     # The worker screens' language (groundwork/languages.py): a code with a catalog under locale/.
     language = models.CharField(
         max_length=15, default="en", validators=[language_validate],
@@ -188,8 +197,24 @@ class Decision(models.TextChoices):
     REJECTED = "rejected"
 
 
+# The platform of a model's worker (collect.tasktypes.modelchat): the partner seat of a model chat.
+MODEL_PLATFORM = "model"
+
+
+class AssignmentQuerySet(models.QuerySet["Assignment"]):
+    def humans(self) -> AssignmentQuerySet:
+        """People's assignments only. A model's seat is no worker: it earns no outcome, code or
+        pay, is not reviewed, and counts in no worker figure."""
+        return self.exclude(worker__platform=MODEL_PLATFORM)
+
+    def model_seats(self) -> AssignmentQuerySet:
+        return self.filter(worker__platform=MODEL_PLATFORM)
+
+
 class Assignment(models.Model):
     """One worker's entry into a campaign: first a place in the waiting room, then a seat in a room."""
+
+    objects = AssignmentQuerySet.as_manager()
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="assignments")
@@ -252,6 +277,9 @@ class Message(models.Model):
     extra = models.JSONField(null=True, blank=True, help_text="Imported keys Groundwork has no column for")
     # DuConv agent messages: indexes into the session's knowledge of the triples this message uses.
     knowledge_used = models.JSONField(null=True, blank=True)
+    # How a person wrote it: the page's record, checked, and the server's (collect/authenticity/
+    # record.py); null for a message no page sent (a model's seat, an import).
+    authenticity = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["room_id", "seq"]
@@ -284,63 +312,5 @@ class ActionReceipt(models.Model):
         return f"{self.room_id} {self.kind} {self.client_id}"
 
 
-class CuriosityDialog(models.Model):
-    """A Curiosity room's own state (Rodriguez et al., 2020), or an imported Curiosity dialog.
-
-    Ratings are 1–5 (null until given). The `*_value` and `extra` fields keep what an import brought
-    so that an export reproduces it exactly."""
-
-    room = models.OneToOneField(Room, on_delete=models.CASCADE, related_name="curiosity")
-    dialog_id = models.BigIntegerField(null=True, blank=True, db_index=True, help_text="Exported dialog_id")
-    seed = models.PositiveIntegerField(default=0, help_text="Fixes tie-breaks and shuffles of this room")
-    summary = models.TextField(blank=True, help_text="Topic summary shown to the assistant")
-    aspects = models.JSONField(default=list)
-    first_aspect = models.CharField(max_length=300, null=True, blank=True)
-    second_aspect = models.CharField(max_length=300, null=True, blank=True)
-    switched_at = models.DateTimeField(null=True, blank=True)
-    switched_after_seq = models.PositiveIntegerField(null=True, blank=True, help_text="Messages before the switch")
-    related_entities = models.JSONField(default=list)
-    known_entities = models.JSONField(default=list)
-    marked_at = models.DateTimeField(null=True, blank=True)
-    bank = models.JSONField(null=True, blank=True, help_text="The assistant's current fact bank")
-    user_dialog_rating = models.PositiveSmallIntegerField(null=True, blank=True)
-    user_other_agent_rating = models.PositiveSmallIntegerField(null=True, blank=True)
-    assistant_dialog_rating = models.PositiveSmallIntegerField(null=True, blank=True)
-    assistant_other_agent_rating = models.PositiveSmallIntegerField(null=True, blank=True)
-    # Imported dialogs only.
-    split = models.CharField(max_length=20, blank=True, help_text="The split file it was imported from")
-    created_time = models.BigIntegerField(null=True, blank=True)
-    tag = models.CharField(max_length=100, blank=True)
-    flags = models.JSONField(default=dict, blank=True, help_text="inferred_steps, shuffle_facts, is_annotated, reported, annotated")
-    user_id_value = models.JSONField(null=True, blank=True)
-    assistant_id_value = models.JSONField(null=True, blank=True)
-    extra = models.JSONField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"Curiosity dialog {self.dialog_id} ({self.room_id})"
-
-
-class DuConvSession(models.Model):
-    """A DuConv room's goal and background knowledge (what the agent was shown), the user's rating,
-    or an imported DuConv session (its split and position in the file kept for the export)."""
-
-    room = models.OneToOneField(Room, on_delete=models.CASCADE, related_name="duconv")
-    goal = models.JSONField(help_text='[["START", topic_a, topic_b], [relation triple], ...]')
-    knowledge = models.JSONField(help_text="[[subject, property, value], ...]; messages mark triples by index")
-    user_rating = models.PositiveSmallIntegerField(null=True, blank=True, help_text="The user's 1–5 rating of the agent")
-    split = models.CharField(max_length=20, blank=True, help_text="Imported: the split (train/dev/test) it came from")
-    position = models.PositiveIntegerField(default=0, help_text="Imported: its line in the file")
-    extra = models.JSONField(null=True, blank=True, help_text="Imported keys after goal/knowledge/conversation")
-    sample_keys = models.JSONField(
-        null=True, blank=True,
-        help_text="Imported from a test-format samples file: the sample's keys in order (its messages are the "
-        "history, then the response when it had one)",
-    )
-
-    def __str__(self) -> str:
-        return f"DuConv {self.goal[0][1:] if self.goal else ''} ({self.room_id})"
-
-
 from collect.models_paid import Qualification, ReviewAction  # noqa: E402,F401  (registers the models)
-# Human evaluation of dialogue models (protocol model_chat): models of their own module.
-from collect.modelchat.models import EvalModel, ModelChat, ModelChatOnboarding, ModelTurn  # noqa: E402,F401
+from collect.models_authenticity import AuthenticityFlag, SignalsRun  # noqa: E402,F401  (registers the models)

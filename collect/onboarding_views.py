@@ -6,36 +6,36 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext as _, gettext_lazy
+from django.utils.translation import gettext as _
 
-from collect.entry_views import _error, _own
+from collect import registry
+from collect.entry_views import _own
 from collect.framing import by_assignment, mturk_task_page, prolific_completion_page
-from collect.lifecycle.onboarding import attempts_left, onboarding_needed, quiz_submit
-from collect.models import Assignment, AssignmentStatus, Protocol
+from collect.lifecycle.onboarding import attempts_left, onboarding_needed, onboarding_screen_out, quiz_submit
+from collect.models import Assignment, AssignmentStatus, Campaign
 from groundwork.languages import language_page
+from groundwork.pages import error_page
 
 
-# The roles' headings on the onboarding page, in the page's language.
-ROLE_TITLES = {
-    "wizard": gettext_lazy("The wizard"),
-    "apprentice": gettext_lazy("The apprentice"),
-    "agent": gettext_lazy("The agent"),
-    "user": gettext_lazy("The user"),
-    "assistant": gettext_lazy("The assistant"),
-}
-
-
-def _roles(roles: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {role: {**info, "title": ROLE_TITLES.get(role, role)} for role, info in roles.items()}
+def _roles(campaign: Campaign, roles: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each role's instructions with its heading, in the page's language (the task type names them)."""
+    titles = registry.protocol(campaign.protocol).role_titles
+    return {role: {**info, "title": titles.get(role, role)} for role, info in roles.items()}
 
 
 def _onward(request: HttpRequest, assignment: Assignment) -> HttpResponse:
-    """Past the quiz: the waiting room, or for a model chat its own seating (a model needs no wait)."""
-    if assignment.campaign.protocol == Protocol.MODEL_CHAT:
-        from collect.modelchat.views import enter
-
+    """Past the quiz: the waiting room, or the task type's own seating (a model chat needs no wait)."""
+    enter = registry.task_type(assignment.campaign.protocol).part("enter")
+    if enter is not None:
         return enter(request, assignment.campaign, assignment)
     return redirect("collect:wait", assignment.pk)
+
+
+def screened_out(assignment: Assignment) -> HttpResponse:
+    """Out of onboarding attempts, on any campaign: `screened_out` is recorded (once) and the worker
+    goes to the finish page, which shows its code and completes on the platform like every outcome."""
+    onboarding_screen_out(assignment=assignment)
+    return redirect("collect:finish", assignment.pk)
 
 
 @language_page(by_assignment)
@@ -44,14 +44,18 @@ def _onward(request: HttpRequest, assignment: Assignment) -> HttpResponse:
 def onboarding(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own(request, pk=assignment_id)
     if assignment is None:
-        return _error(request, 403, _("Not your page"), _("This page belongs to another worker. Use your own link."))
+        return error_page(request, 403, _("Not your page"), _("This page belongs to another worker. Use your own link."))
     campaign, worker = assignment.campaign, assignment.worker
     if assignment.outcome:
         return redirect("collect:finish", assignment.pk)
     if not onboarding_needed(campaign=campaign, worker=worker) or assignment.status != AssignmentStatus.WAITING:
         return _onward(request, assignment)
+    if attempts_left(campaign=campaign, worker=worker) == 0:
+        # Out of attempts already (the join link opened again after screening out, or a shared
+        # qualification used up in another campaign): screened out now, not left to wait.
+        return screened_out(assignment)
     quiz = campaign.onboarding["quiz"]
-    context = {"campaign": campaign, "assignment": assignment, "roles": _roles(campaign.onboarding.get("roles", {})), "quiz": quiz}
+    context = {"campaign": campaign, "assignment": assignment, "roles": _roles(campaign, campaign.onboarding.get("roles", {})), "quiz": quiz}
     if request.method != "POST":
         return render(request, "collect/onboarding.html", {**context, "attempts_left": attempts_left(campaign=campaign, worker=worker)})
     answers: dict[int, int] = {}
@@ -69,7 +73,7 @@ def onboarding(request: HttpRequest, assignment_id: int) -> HttpResponse:
     if result.passed:
         return _onward(request, assignment)
     if result.attempts_left == 0:
-        return redirect("collect:finish", assignment.pk)
+        return screened_out(assignment)  # quiz_submit has recorded it
     return render(
         request,
         "collect/onboarding.html",

@@ -81,7 +81,7 @@ def _counters(rule: str, *, worker: Any, ip: str | None, now: float) -> list[tup
 
 
 def _verdict(rule: str, counters: list[tuple[str, str, int, int]], counts: list[int], now: float) -> Limited | None:
-    for (key, who, limit, window), count in zip(counters, counts):
+    for (_key, who, limit, window), count in zip(counters, counts):
         if count > limit:
             retry = max(1, int(window - now % window + 0.999))
             metrics.RATE_LIMITED.labels(rule, who).inc()

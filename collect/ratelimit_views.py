@@ -7,11 +7,11 @@ from functools import wraps
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils.translation import get_language, gettext, ngettext
 
 from collect.ratelimit import rate_check
 from groundwork import proxies
+from groundwork.pages import error_page
 
 
 def request_ip(request: HttpRequest) -> str | None:
@@ -39,8 +39,7 @@ def rate_limited(rule: str) -> Callable[[Callable[..., HttpResponse]], Callable[
                     "Too many requests in a short time. Wait %(seconds)s seconds and try again.",
                     limited.retry_after,
                 ) % {"seconds": limited.retry_after}
-            context = {"title": gettext("Too many requests"), "message": message}
-            response = render(request, "collect/error.html", context, status=429)
+            response = error_page(request, 429, gettext("Too many requests"), message)
             response["Retry-After"] = str(limited.retry_after)
             return response
 

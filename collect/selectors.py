@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from collect.models import Message, Room, RoomStatus
-from collect.protocols import get_protocol
+from collect import registry
 from collect.protocols.base import Protocol
 from collect.recent import ROOM_ID
 from groundwork.round_trips import Prepared, Read, run_together
@@ -20,7 +20,7 @@ def room_snapshot(room_id: Any, *, room: Room | None = None, message_count: int 
     """The room-level facts every member's `state` frame is built from. `room` (loaded with its
     campaign and persona) and `message_count` spare the queries when the caller has them."""
     room = room or Room.objects.select_related("campaign", "persona").get(pk=room_id)
-    protocol = get_protocol(room.campaign.protocol)
+    protocol = registry.protocol(room.campaign.protocol)
     if message_count is not None and type(protocol).next_role is Protocol.next_role:
         # Turns alternate from the first speaker, so the count alone gives each role's turns.
         first = room.first_speaker
@@ -30,6 +30,7 @@ def room_snapshot(room_id: Any, *, room: Room | None = None, message_count: int 
         for row in Message.objects.filter(room_id=room_id).values("role").annotate(n=Count("id")):
             turns[row["role"]] = row["n"]
     count = sum(turns.values())
+    next_role = protocol.next_role(room, count)
     return {
         "room": str(room.id),
         "protocol": protocol.name,
@@ -38,15 +39,25 @@ def room_snapshot(room_id: Any, *, room: Room | None = None, message_count: int 
         "turns": turns,
         "turns_required": room.turns_required,
         "turn_limit": room.campaign.turn_limit,
-        # The turn timeout's clock (collect.lifecycle.sweep), for the page's warning and countdown.
-        "turn_timeout": room.campaign.turn_timeout_seconds,
+        # The turn timeout's clock (collect.lifecycle.sweep), for the page's warning and countdown:
+        # the time of the move the room waits for.
+        "turn_timeout": _move_timeout(protocol, room, next_role),
         "idle_seconds": round(max(0.0, (timezone.now() - room.activity_at).total_seconds()), 1),
-        "next_role": protocol.next_role(room, count),
+        "next_role": next_role,
         "last_seq": count,
         "end_reason": room.end_reason,
         "done_url": done_url(str(room.id)),
         "extra": protocol.snapshot_extra(room),
     }
+
+
+def _move_timeout(protocol: Protocol, room: Room, next_role: str) -> int:
+    """collect.lifecycle.sweep.turn_timeout_of, from what the snapshot has read already."""
+    if room.status == RoomStatus.CHATTING:
+        return protocol.turn_timeout_seconds(campaign=room.campaign, role=next_role, status=room.status)
+    if room.status == protocol.setup_status:
+        return protocol.turn_timeout_seconds(campaign=room.campaign, role=protocol.setup_role(room), status=room.status)
+    return room.campaign.turn_timeout_seconds
 
 
 @lru_cache(maxsize=8192)
@@ -58,7 +69,7 @@ def done_url(room_id: str) -> str:
 
 def state_for(snapshot: dict[str, Any], *, role: str, partner_connected: bool) -> dict[str, Any]:
     chatting = snapshot["status"] == RoomStatus.CHATTING
-    protocol = get_protocol(snapshot["protocol"])
+    protocol = registry.protocol(snapshot["protocol"])
     return {
         "type": "state",
         **{k: v for k, v in snapshot.items() if k not in ("extra", "next_role", "protocol")},
@@ -77,21 +88,21 @@ def message_event(message: Message) -> dict[str, Any]:
 
 
 def message_extras(message: Message, protocol_name: str) -> dict[str, dict[str, Any]]:
-    protocol = get_protocol(protocol_name)
+    protocol = registry.protocol(protocol_name)
     return {role: protocol.message_event_extra(message, role) for role in protocol.roles}
 
 
 def messages_after(*, room_id: Any, after: int, upto: int, role: str) -> list[dict[str, Any]]:
     """The messages with seqs after `after` and up to `upto`, as `role` sees them."""
     room = Room.objects.select_related("campaign").get(pk=room_id)
-    protocol = get_protocol(room.campaign.protocol)
+    protocol = registry.protocol(room.campaign.protocol)
     messages = Message.objects.filter(room_id=room_id, seq__gt=after, seq__lte=upto).order_by("seq")
     return [{**message_event(m), **protocol.message_event_extra(m, role)} for m in messages]
 
 
 def knowledge_for(*, room_id: Any, role: str) -> dict[str, Any] | None:
     room = Room.objects.select_related("campaign", "persona").get(pk=room_id)
-    return get_protocol(room.campaign.protocol).knowledge_for(room=room, role=role)
+    return registry.protocol(room.campaign.protocol).knowledge_for(room=room, role=role)
 
 
 def knowledge_reranked_for(*, room_id: Any, role: str, after_seq: int) -> dict[str, Any] | None:

@@ -1,6 +1,8 @@
-"""Scripted workers who run complete dialogues through the real ASGI stack: join, wait, pair,
-choose a topic, chat, check sentences, end and rate. For trying a campaign before paying anyone,
-for tests and for benchmarks."""
+"""Scripted workers who run complete dialogues through the real ASGI stack: join, wait, pair, then
+whatever each task type's script does in the room (its simulation module). For trying a campaign
+before paying anyone, for the demo's sample dialogues, for tests and for benchmarks. What they say
+comes from the knowledge (collect/simulation_talk.py): they ask about a name in the partner's last
+message or the knowledge shown, and answer with what they checked."""
 
 from __future__ import annotations
 
@@ -17,16 +19,7 @@ from django.contrib.sessions.backends.db import SessionStore
 
 from collect.frames import unbundled
 from collect.models import Campaign
-from collect.services import matchmaking
-
-QUESTIONS = [
-    "What do you know about {topic}?",
-    "That's interesting, tell me more.",
-    "Why is that?",
-    "I never knew that! What else?",
-    "How did that come about?",
-    "Is that still true today?",
-]
+from collect.services import knowledge, matchmaking
 
 
 @dataclass
@@ -39,6 +32,11 @@ class Bot:
     state: dict[str, Any] = field(default_factory=dict)
     knowledge: list[dict[str, Any]] = field(default_factory=list)
     knowledge_seq: int = 0
+    room_id: str = ""  # once in a room: `send` waits there for the knowledge of earlier messages
+    heard: str = ""  # the partner's last message
+    focus: str | None = None  # the name the partner's last question asked about
+    said: set[str] = field(default_factory=set)  # lines said and sentences used, never repeated
+    asked: set[str] = field(default_factory=set)  # names asked about
     # The frame type that carries this protocol's knowledge, and its list field.
     knowledge_frame = ("knowledge", "passages")
 
@@ -61,8 +59,22 @@ async def _open(application: Any, path: str, cookie: bytes) -> WebsocketCommunic
     return socket
 
 
-async def send(bot: Bot, frame: dict[str, Any]) -> None:
+async def send(bot: Bot, frame: dict[str, Any], timeout: float = 10) -> None:
+    if frame["type"] == "message" and bot.room_id:
+        await knowledge_settled(bot.room_id, timeout)
     await bot.socket.send_to(text_data=json.dumps(frame))
+
+
+async def knowledge_settled(room_id: str, timeout: float) -> None:
+    """Until every message of the room has its retrieval stored. A person reads the message they
+    answer, by when its retrieval is long done; a script answers at once, and the wizard's next
+    panel (its own last message's passages among them) would then hang on which of two retrievals
+    finished first, and one seed give different dialogues."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while await database_sync_to_async(knowledge.messages_missing_knowledge)(room_id=room_id, limit=1):
+        if asyncio.get_running_loop().time() > deadline:
+            raise RuntimeError(f"room {room_id}: a message's knowledge was not stored within {timeout} s")
+        await asyncio.sleep(0.01)
 
 
 async def until(bot: Bot, predicate: Any, timeout: float) -> dict[str, Any]:
@@ -73,6 +85,8 @@ async def until(bot: Bot, predicate: Any, timeout: float) -> dict[str, Any]:
         for frame in unbundled(await bot.socket.receive_json_from(timeout=timeout)):
             if frame["type"] == "state":
                 bot.state = frame
+            elif frame["type"] == "message" and frame.get("role") != bot.state.get("role"):
+                bot.heard = frame.get("text", "")
             elif frame["type"] == kind:
                 bot.knowledge = frame[field_name]
                 bot.knowledge_seq = frame["after_seq"]
@@ -92,17 +106,6 @@ async def until_status(bot: Bot, status: str, timeout: float) -> None:
         await until(bot, lambda f: f["type"] == "state" and f["status"] == status, timeout)
 
 
-def _wizard_reply(bot: Bot) -> tuple[str, dict[str, Any]]:
-    sentences = [(p, i, s) for p in bot.knowledge for i, s in enumerate(p["sentences"])]
-    if not sentences or bot.rng.random() < 0.1:
-        return "I'm not sure, but I'd love to hear what you think.", {"no_passages_used": True}
-    passage, index, sentence = bot.rng.choice(sentences[:20])
-    checked = {"source": passage["source"], "passage": passage["passage"], "sentence": index}
-    if passage["source"] != "chosen":
-        checked["knowledge_seq"] = bot.knowledge_seq
-    return f"Did you know? {sentence}", checked
-
-
 async def _dialogue(
     application: Any, campaign: Campaign, seed: int, timeout: float, pairing: asyncio.Lock, bot_class: type[Bot], converse: Any
 ) -> str:
@@ -114,12 +117,10 @@ async def _dialogue(
         bots.append(bot_class(name, assignment_id, cookie, rng))
     # One pair in the waiting room at a time, so that each script's two bots meet each other.
     async with pairing:
-        waiting = [await _open(application, f"/ws/wait/{bot.assignment_id}/", bot.cookie) for bot in bots]
-        frames = [await _receive_type(socket, "paired", timeout) for socket in waiting]
-    for socket in waiting:
-        await socket.disconnect()
+        frames = await wait_together(application, bots, timeout)
     room_url = frames[0]["room_url"]
     for bot in bots:
+        bot.room_id = room_url.strip("/").split("/")[-1]
         bot.socket = await _open(application, f"/ws{room_url}", bot.cookie)
         await until(bot, lambda f: f["type"] == "state", timeout)
         await send(bot, {"type": "sync", "after": 0})
@@ -128,7 +129,23 @@ async def _dialogue(
     finally:
         for bot in bots:
             await bot.socket.disconnect()
-    return room_url.strip("/").split("/")[-1]
+    return bots[0].room_id
+
+
+async def wait_together(application: Any, bots: list[Bot], timeout: float) -> list[dict[str, Any]]:
+    """The bots' `paired` frames, each bot entering the waiting room once the one before has
+    finished joining (its `pong` comes after its join): the last to arrive always makes the pair,
+    so the roles drawn for it go to the same bots on every run with the same seed."""
+    sockets: list[WebsocketCommunicator] = []
+    for bot in bots:
+        if sockets:
+            await sockets[-1].send_to(text_data=json.dumps({"type": "ping"}))
+            await _receive_type(sockets[-1], "pong", timeout)
+        sockets.append(await _open(application, f"/ws/wait/{bot.assignment_id}/", bot.cookie))
+    frames = [await _receive_type(socket, "paired", timeout) for socket in sockets]
+    for socket in sockets:
+        await socket.disconnect()
+    return frames
 
 
 async def _receive_type(socket: WebsocketCommunicator, kind: str, timeout: float) -> dict[str, Any]:
@@ -138,42 +155,6 @@ async def _receive_type(socket: WebsocketCommunicator, kind: str, timeout: float
             return frame
         if frame["type"] in ("timeout", "error"):
             raise RuntimeError(f"waiting room said {frame}")
-
-
-async def _converse(by_role: dict[str, Bot], timeout: float) -> None:
-    bots = list(by_role.values())
-    first = by_role[bots[0].state["first_speaker"]]
-    topic = first.rng.choice(first.state["persona"]["topics"])
-    await send(first, {"type": "choose_topic", "topic": topic})
-    for bot in bots:
-        await until(bot, lambda f: f["type"] == "state" and f["status"] == "chatting", timeout)
-    speaker = first
-    turn = 0
-    # Until either may end, or the turn limit ends the chat by itself (when the turns drawn for this
-    # room reach the campaign's limit, no one may end it before).
-    while speaker.state["status"] == "chatting" and not speaker.state.get("can_end"):
-        turn += 1
-        client_id = f"{speaker.name}-{turn}"
-        if speaker.state["role"] == "wizard":
-            # Like a person, wait for the knowledge retrieved for the partner's last turn.
-            seen = speaker.state["last_seq"]
-            if speaker.knowledge_seq < seen:
-                await until(speaker, lambda f: f["type"] == "knowledge" and f["after_seq"] >= seen, timeout)
-            text, checked = _wizard_reply(speaker)
-            frame = {"type": "message", "client_id": client_id, "text": text, "checked": checked}
-        else:
-            text = speaker.rng.choice(QUESTIONS).format(topic=topic)
-            frame = {"type": "message", "client_id": client_id, "text": text}
-        await send(speaker, frame)
-        await until(speaker, lambda f: f["type"] == "state" and f["last_seq"] >= turn, timeout)
-        speaker = next(bot for bot in bots if bot is not speaker)
-        await until(speaker, lambda f: f["type"] == "state" and f["last_seq"] >= turn, timeout)
-    if speaker.state["status"] == "chatting":
-        await send(speaker, {"type": "end"})
-    apprentice = by_role["apprentice"]
-    await until_status(apprentice, "rating", timeout)
-    await send(apprentice, {"type": "rate", "rating": apprentice.rng.randint(1, 5)})
-    await until(apprentice, lambda f: f["type"] == "state" and f["status"] == "complete", timeout)
 
 
 async def run_dialogues(
@@ -191,10 +172,3 @@ async def run_dialogues(
             return await _dialogue(application, campaign, seed + index, timeout, pairing, bot_class, converse)
 
     return list(await asyncio.gather(*(one(i) for i in range(dialogues))))
-
-
-async def simulate(*, campaign: Campaign, dialogues: int, concurrency: int = 4, seed: int = 0, timeout: float = 10) -> list[str]:
-    """Run `dialogues` complete WoW dialogues, `concurrency` at a time. Returns the room ids."""
-    return await run_dialogues(
-        campaign=campaign, dialogues=dialogues, concurrency=concurrency, seed=seed, timeout=timeout, bot_class=Bot, converse=_converse
-    )

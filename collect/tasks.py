@@ -18,16 +18,18 @@ from asgiref.sync import async_to_sync
 from celery import shared_task
 
 from collect import selectors
+from collect.consumers.db import retried_once
 from collect.groups import knowledge_event, role_group
 from collect.lifecycle.notify import sweep_notify
 from collect.lifecycle.sweep import sweep_run
-from collect.models import Message
-from collect.protocols import get_protocol
+from collect import registry
+from collect.models import Message, Room
 from collect.services import knowledge, panels, rooms
 from collect.services.knowledge_claims import claim_release, claims_take_for_worker
 from groundwork import metrics
 from groundwork.layer_publish import group_send
 from groundwork.logs import log_context
+from groundwork.service_errors import SERVICE_ERRORS, one_line
 from retrieval.rerank import panel_rank, panel_rank_lexical
 from retrieval.services import IndexNotBuilt
 
@@ -35,6 +37,10 @@ log = logging.getLogger(__name__)
 
 # Messages younger than this are probably still being retrieved by their own task.
 SWEEP_AFTER_SECONDS = 20.0
+# A retrieval that lost its database (twice: once more on a new connection) is tried again by a
+# retry of its task this much later, this many times at most (a failover takes a few seconds).
+RETRY_S = 1.0
+RETRIES = 5
 
 
 def _publish(room_id: Any, role: str, frame: dict[str, Any], *more: dict[str, Any]) -> None:
@@ -47,24 +53,37 @@ def _publish(room_id: Any, role: str, frame: dict[str, Any], *more: dict[str, An
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def messages_knowledge(self: Any, message_ids: list[int]) -> int:
     """Retrieve for each message and publish its room's knowledge frames; returns how many. A
-    message that fails is logged and left to the sweep; the others still get their knowledge.
-    A message whose chat process took it over (no worker started it in time: services/knowledge.py)
-    is left to that process."""
+    message whose chat process took it over (no worker started it in time: services/knowledge.py)
+    is left to that process. A message whose database connection died under it is retrieved
+    again on a new one; if that is lost too, its claim is let go (a page's `sync` or the chat
+    process may retrieve it at once) and the task is retried for it after RETRY_S, up to RETRIES
+    times, then left to the sweep. A message that fails otherwise is logged and left to the
+    sweep. The others of the batch still get their knowledge."""
     published = 0
     reranks: list[tuple[str, str, dict[str, Any]]] = []
+    lost: list[int] = []
     for message_id in claims_take_for_worker(list(message_ids), task_id=str(self.request.id)):
         try:
-            published += _message_knowledge(message_id, reranks)
+            published += retried_once(_message_knowledge)(message_id=message_id, reranks=reranks)
+        except SERVICE_ERRORS as error:
+            claim_release(message_id)
+            lost.append(message_id)
+            log.warning("message %s: retrieval lost its database: %s", message_id, one_line(error))
         except Exception:
+            claim_release(message_id)
             log.exception("message %s: retrieval failed; the knowledge sweep will try again", message_id)
     if reranks:
         # One task for the batch's panels: a task's own cost on both sides (the message, its
         # acknowledgement, the worker's bookkeeping) was more than ranking a panel.
         knowledge.reranks_dispatch(reranks)
+    if lost and self.request.retries < RETRIES:
+        raise self.retry(args=(lost,), countdown=RETRY_S, max_retries=RETRIES)
+    if lost:
+        log.warning("messages %s: retrieval lost %d times; the knowledge sweep will try again", lost, RETRIES + 1)
     return published
 
 
-def _message_knowledge(message_id: int, reranks: list[tuple[str, str, dict[str, Any]]]) -> int:
+def _message_knowledge(*, message_id: int, reranks: list[tuple[str, str, dict[str, Any]]]) -> int:
     try:
         after = rooms.message_after(message_id=message_id)
     except Message.DoesNotExist:
@@ -75,7 +94,7 @@ def _message_knowledge(message_id: int, reranks: list[tuple[str, str, dict[str, 
     except IndexNotBuilt as error:
         log.error("message %s: %s", message_id, error)
         return 0
-    ranked = get_protocol(after.protocol).reranks_knowledge
+    ranked = registry.protocol(after.protocol).reranks_knowledge
     with log_context(room=after.room_id):
         for role, frame in after.knowledge.items():
             if frame is None:
@@ -91,9 +110,9 @@ def _message_knowledge(message_id: int, reranks: list[tuple[str, str, dict[str, 
 
 @shared_task(ignore_result=True)
 def knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
-    """Reorder one knowledge panel with the configured ranker and publish it as knowledge.reranked."""
-    with log_context(room=room_id):
-        _knowledge_rerank(room_id, role, frame)
+    """Reorder one knowledge panel with the configured ranker and publish it as knowledge.reranked;
+    one that fails is logged and keeps its TF-IDF order."""
+    knowledge_reranks([(room_id, role, frame)])
 
 
 @shared_task(ignore_result=True)
@@ -103,13 +122,18 @@ def knowledge_reranks(panels: list[tuple[str, str, dict[str, Any]]]) -> None:
     for room_id, role, frame in panels:
         with log_context(room=room_id):
             try:
-                _knowledge_rerank(room_id, role, frame)
+                # Once more on a new connection if the database dropped it: a rerank saves and
+                # publishes last, so it may run twice.
+                retried_once(_knowledge_rerank)(room_id=room_id, role=role, frame=frame)
             except Exception:
                 log.exception("room %s: rerank failed; the TF-IDF order stays", room_id)
 
 
-def _knowledge_rerank(room_id: str, role: str, frame: dict[str, Any]) -> None:
-    context = selectors.dialogue_context(room_id=room_id, after_seq=frame["after_seq"])
+def _knowledge_rerank(*, room_id: str, role: str, frame: dict[str, Any]) -> None:
+    try:
+        context = selectors.dialogue_context(room_id=room_id, after_seq=frame["after_seq"])
+    except Room.DoesNotExist:
+        return  # a task from elsewhere (another database behind the same broker), as for a message
     if context is None:
         return  # the chat has moved past this panel
     reranked = panel_rank(**_ranked_against(context, frame))
@@ -161,3 +185,27 @@ def sweep() -> dict[str, int]:
     result = sweep_run()
     async_to_sync(sweep_notify)(result)
     return {"waits_ended": len(result.waits_ended), "rooms_ended": len(result.rooms_ended), "settled": result.settled}
+
+
+@shared_task(bind=True, ignore_result=True)
+def authenticity_signals(self: Any, room_id: str) -> int:
+    """The authenticity signals of an ended room's human turns (collect/authenticity/signals.py),
+    queued when the room's outcomes are set; returns how many flags. Like a retrieval, a task that
+    lost its database (twice: once more on a new connection) is retried after RETRY_S, up to
+    RETRIES times; a room that is not in this database (a task from elsewhere behind the same
+    broker) is nothing to do. Any other failure is logged, not raised: the review page computes
+    the signals of any ended room still owed them."""
+    from collect.authenticity.signals import room_signals_compute
+
+    try:
+        return len(retried_once(room_signals_compute)(room_id=room_id))
+    except Room.DoesNotExist:
+        return 0
+    except SERVICE_ERRORS as error:
+        if self.request.retries < RETRIES:
+            raise self.retry(countdown=RETRY_S, max_retries=RETRIES) from error
+        log.warning("room %s: authenticity signals lost their database %d times; review computes them", room_id, RETRIES + 1)
+        return 0
+    except Exception:  # noqa: BLE001 - never fails the step that ended the room (eager mode)
+        log.exception("room %s: authenticity signals not computed", room_id)
+        return 0

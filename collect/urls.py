@@ -1,8 +1,6 @@
-from django.urls import path
+from django.urls import include, path
 
-from collect import entry_views, onboarding_views, research_views, views
-from collect.modelchat import views as modelchat_views
-from retrieval.research_views import ranker_page
+from collect import entry_views, onboarding_views, registry, views
 
 app_name = "collect"
 urlpatterns = [
@@ -14,12 +12,8 @@ urlpatterns = [
     path("a/<int:assignment_id>/leave/", entry_views.leave, name="leave"),
     path("room/<uuid:room_id>/", views.room, name="room"),
     path("room/<uuid:room_id>/done/", views.done, name="done"),
-    path("join/<slug:slug>/onboarding/", modelchat_views.onboarding, name="modelchat_onboarding"),
-    path("research/curiosity/", views.curiosity_analysis, name="curiosity_analysis"),
-    path("research/", research_views.research_index, name="research"),
-    path("research/ranker/", ranker_page, name="ranker"),
-    path("research/<slug:slug>/review/", research_views.review, name="review"),
-    path("research/<slug:slug>/csv/<str:kind>/", research_views.payments, name="payments"),
-    path("research/<slug:slug>/links/", research_views.links, name="links"),
-    path("research/<slug:slug>/dashboard/", research_views.dashboard, name="dashboard"),
 ]
+# Each task type's own worker pages, at the root (its staff pages are research/urls.py's).
+for task_type in registry.task_types():
+    if task_type.worker_urls:
+        urlpatterns.append(path("", include(task_type.part("worker_urls"))))

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
-from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _, ngettext
 
-from collect.charts import interval_chart
-from collect.curiosity.analysis import like_rates_by_source
-from collect.models import Assignment, AssignmentStatus, Campaign, Protocol, RoomStatus
+from collect import registry
+from collect.authenticity.policy import role_policy
+from collect.models import Assignment, AssignmentStatus, Campaign, RoomStatus
 from collect.entry_views import finish_page
 from collect.framing import by_assignment, by_room, mturk_task_page, prolific_completion_page
 from collect.lifecycle.identity import ID_PATTERN  # noqa: F401  (annotate.identity checks ids with it)
 from collect.lifecycle.onboarding import onboarding_needed
 from groundwork.languages import language_page
-
-ROOM_TEMPLATES = {
-    Protocol.CURIOSITY: "collect/curiosity_room.html",
-    Protocol.DUCONV: "collect/duconv_room.html",
-    Protocol.MODEL_CHAT: "collect/modelchat_room.html",
-}
+from groundwork.pages import error_page
 
 ENDED = (RoomStatus.RATING, RoomStatus.COMPLETE, RoomStatus.INCOMPLETE)
 
@@ -35,8 +31,6 @@ def duration_text(seconds: int) -> str:
     return ngettext("%(count)d second", "%(count)d seconds", seconds) % {"count": seconds}
 
 
-def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
-    return render(request, "collect/error.html", {"title": title, "message": message}, status=status)
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -56,7 +50,7 @@ def _own_assignment(request: HttpRequest, **filters: object) -> Assignment | Non
 def wait(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _own_assignment(request, pk=assignment_id)
     if assignment is None:
-        return _error(request, 403, _("Not your page"), _("This waiting room belongs to another worker. Use your own link."))
+        return error_page(request, 403, _("Not your page"), _("This waiting room belongs to another worker. Use your own link."))
     if assignment.status == AssignmentStatus.PAIRED:
         return redirect("collect:room", assignment.room_id)
     if assignment.outcome:
@@ -80,12 +74,13 @@ def wait(request: HttpRequest, assignment_id: int) -> HttpResponse:
 def room(request: HttpRequest, room_id: str) -> HttpResponse:
     assignment = _own_assignment(request, room_id=room_id)
     if assignment is None:
-        return _error(request, 403, _("Not your chat"), _("This chat belongs to other workers. Use your own link."))
+        return error_page(request, 403, _("Not your chat"), _("This chat belongs to other workers. Use your own link."))
     if assignment.room.status in (RoomStatus.COMPLETE, RoomStatus.INCOMPLETE):
         return redirect("collect:done", room_id)
-    template = ROOM_TEMPLATES.get(assignment.campaign.protocol, "collect/room.html")
-    if assignment.campaign.protocol == Protocol.MODEL_CHAT and assignment.role == "wizard":
-        template = "collect/room.html"  # the control arm's human partner: an ordinary WoW wizard
+    protocol = registry.protocol(assignment.campaign.protocol)
+    template = protocol.room_template_for(assignment.role)
+    # The time this worker has for each reply (a protocol may give each role its own).
+    reply_seconds = protocol.turn_timeout_seconds(campaign=assignment.campaign, role=assignment.role, status=RoomStatus.CHATTING)
     return render(
         request,
         template,
@@ -98,7 +93,8 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
             "max_chars": settings.MESSAGE_MAX_CHARS,
             "done_url": reverse("collect:done", args=[room_id]),
             "instructions": assignment.campaign.instructions,
-            "turn_timeout_text": duration_text(assignment.campaign.turn_timeout_seconds),
+            "turn_timeout_text": duration_text(reply_seconds),
+            "authenticity_policy": json.dumps(role_policy(assignment.campaign.authenticity_policy, assignment.role)),
         },
     )
 
@@ -108,26 +104,7 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
 def done(request: HttpRequest, room_id: str) -> HttpResponse:
     assignment = _own_assignment(request, room_id=room_id)
     if assignment is None:
-        return _error(request, 403, _("Not your chat"), _("This chat belongs to other workers."))
+        return error_page(request, 403, _("Not your chat"), _("This chat belongs to other workers."))
     if assignment.room.status not in ENDED:
         return redirect("collect:room", room_id)
     return finish_page(request, assignment)
-
-
-@staff_member_required
-def curiosity_analysis(request: HttpRequest) -> HttpResponse:
-    """Researchers: the paper's headline analysis on the collected (and imported) dialogues — the
-    like rate of assistant messages by the source of the facts they used."""
-    campaigns = Campaign.objects.filter(protocol=Protocol.CURIOSITY).order_by("name")
-    slug = request.GET.get("campaign", "")
-    chosen = campaigns.filter(slug=slug).first() if slug else None
-    if slug and chosen is None:
-        return _error(request, 404, "No such campaign", f"There is no Curiosity campaign called “{slug}”.")
-    analysis = like_rates_by_source(campaigns=[chosen] if chosen else list(campaigns))
-    rows = [(r.label, r.rate_percent, r.low_percent, r.high_percent) for r in analysis.rates if r.messages]
-    chart = interval_chart("Like rate by fact source (95% Wilson interval)", rows, x_label="messages liked (%)", digits=1)
-    return render(
-        request,
-        "collect/curiosity_analysis.html",
-        {"campaigns": campaigns, "chosen": chosen, "analysis": analysis, "like_chart": chart},
-    )

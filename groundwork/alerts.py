@@ -31,6 +31,8 @@ def message_for(event: str, process: dict[str, str]) -> str | None:
 
 
 def alert(name: str, message: str) -> None:
+    # Read here, not in settings: supervisord runs this listener as a plain Python program, without
+    # Django (tests/test_configuration.py allows this module).
     command = os.environ.get("GROUNDWORK_ALERT_COMMAND", "").strip()
     if not command:
         return

@@ -26,6 +26,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from collect.routing import websocket_urlpatterns  # noqa: E402
 from groundwork.proxies import TrustedProxyMiddleware  # noqa: E402
+from groundwork.socket_guard import ServiceLostGuard  # noqa: E402
 
 # Outermost: every request and socket sees the client address a trusted proxy reported, and no
 # forwarded header from anyone else (groundwork/proxies.py).
@@ -33,7 +34,8 @@ application = TrustedProxyMiddleware(
     ProtocolTypeRouter(
         {
             "http": django_asgi_app,
-            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            # The guard: a database lost while AuthMiddleware reads the session closes with 4500.
+            "websocket": AllowedHostsOriginValidator(ServiceLostGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
         }
     )
 )

@@ -1,4 +1,7 @@
-"""Strict environment parsing: a bad value stops the process with a message naming the variable."""
+"""Strict environment parsing: a bad value stops the process with a message naming the variable.
+
+groundwork/settings.py is their one caller in a Django process (tests/test_configuration.py checks
+it): every variable is read once, at start-up, and the code reads django.conf.settings."""
 
 from __future__ import annotations
 
@@ -39,7 +42,7 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
     return value
 
 
-def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
+def env_float(name: str, default: float, *, minimum: float | None = None, maximum: float | None = None) -> float:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -49,6 +52,20 @@ def env_float(name: str, default: float, *, minimum: float | None = None) -> flo
         raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise ImproperlyConfigured(f"{name}={value} must be at most {maximum}")
+    return value
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of `choices`, compared in lower case; unset or blank gives `default` (which may be "",
+    meaning "not chosen", outside `choices`)."""
+    raw = os.environ.get(name, "")
+    value = raw.strip().lower()
+    if not value:
+        return default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={raw!r} must be one of {', '.join(choices)}")
     return value
 
 

@@ -14,8 +14,9 @@ from django.conf import settings
 from django.db.models import Max, Sum
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils import timezone
+
+from groundwork.pages import error_page
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ def lockout_response(request: HttpRequest, original_response: HttpResponse | Non
         f"Logins are refused for {minutes} minutes after the last failed one; ask another administrator to lift "
         f"the lockout sooner (Admin → Axes → Access attempts)."
     )
-    response = render(request, "collect/error.html", {"title": "Login locked", "message": message}, status=429)
+    response = error_page(request, 429, "Login locked", message)
     response["Retry-After"] = str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
     return response
 

@@ -9,6 +9,14 @@
   cookies, passwords, and the password of a URL's user part. It sits on every handler of the
   settings' LOGGING, and daphne's access log goes through `redact` as well (groundwork/serve.py).
   Pseudonymous ids (a Prolific PID, an MTurk assignment id) are not secrets and stay.
+- `OneLineFilter`: a record whose exception is a known failing dependency (a lost database, Redis
+  or broker: groundwork/service_errors.py) or a refused request (Django's SuspiciousOperation, such
+  as a foreign Host header's DisallowedHost, and BadRequest; one refused because a service was
+  lost under it, such as the SessionInterrupted of a session the database could not save, names
+  that service's error) is written as one line, the error's type and text in place of its
+  traceback, wherever it was logged from (Celery's task trace, the knowledge dispatch, a batch
+  sender, Django's security logger): an outage or an anonymous client cannot fill the log with
+  tracebacks. Any other exception is a bug and keeps its traceback.
 - `JsonFormatter`: GROUNDWORK_LOG_FORMAT=json writes one JSON object per line."""
 
 from __future__ import annotations
@@ -21,6 +29,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
+
+from django.core.exceptions import BadRequest, SuspiciousOperation
+
+from groundwork.service_errors import one_line, service_lost
 
 REDACTED = "[redacted]"
 
@@ -84,6 +96,46 @@ class ContextFilter(logging.Filter):
 
 # What every LogRecord has; anything else on a record came as `extra=` and goes into its JSON.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "context", "room", "assignment"}
+
+
+class OneLineFilter(logging.Filter):
+    """Tracebacks of lost services and refused requests out of the record, their one line in."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        named = _named(error) if error is not None else None
+        if named is not None:
+            try:
+                message = record.getMessage()
+            except Exception:  # noqa: BLE001 - a bad format string is logged as it came
+                message = str(record.msg)
+            summary = one_line(named)
+            record.msg = message if " ".join(str(named).split()) in message else f"{message}: {summary}"
+            record.args, record.exc_info, record.exc_text = None, None, None
+            record.error = summary.partition(":")[0]
+        return True
+
+
+def _named(error: BaseException) -> BaseException | None:
+    """The error a one-line record names, or None for a bug (it keeps its traceback). A request
+    Django refuses because a service was lost under it (SessionInterrupted: the session could not
+    be saved, from the database's error) names that service's error."""
+    if service_lost(error):
+        return error
+    if isinstance(error, (SuspiciousOperation, BadRequest)):
+        return _lost_cause(error) or error
+    return None
+
+
+def _lost_cause(error: BaseException) -> BaseException | None:
+    seen: set[int] = set()
+    cause = error.__cause__ or error.__context__
+    while cause is not None and id(cause) not in seen:
+        if service_lost(cause):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 class RedactFilter(logging.Filter):
@@ -157,6 +209,7 @@ def logging_config(*, log_format: str, level: str) -> dict[str, Any]:
         "disable_existing_loggers": False,
         "filters": {
             "context": {"()": "groundwork.logs.ContextFilter"},
+            "one_line": {"()": "groundwork.logs.OneLineFilter"},
             "redact": {"()": "groundwork.logs.RedactFilter"},
         },
         "formatters": {
@@ -164,7 +217,7 @@ def logging_config(*, log_format: str, level: str) -> dict[str, Any]:
             "json": {"()": "groundwork.logs.JsonFormatter"},
         },
         "handlers": {
-            "console": {"class": "logging.StreamHandler", "filters": ["context", "redact"], "formatter": log_format},
+            "console": {"class": "logging.StreamHandler", "filters": ["context", "one_line", "redact"], "formatter": log_format},
         },
         "root": {"handlers": ["console"], "level": level},
         "loggers": {

@@ -17,11 +17,12 @@ import os
 import time
 from datetime import datetime
 
+from django.conf import settings
 from django.utils import timezone
 
-if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+if settings.PROMETHEUS_MULTIPROC_DIR:
     # A process started before the directory was made would fail on its first metric.
-    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+    os.makedirs(settings.PROMETHEUS_MULTIPROC_DIR, exist_ok=True)
 
 from prometheus_client import Counter, Gauge, Histogram  # noqa: E402 - after the directory exists
 
@@ -54,6 +55,25 @@ MODEL_CALL_SECONDS = Histogram(
 )
 MODEL_CALL_FAILURES = Counter(
     "groundwork_model_call_failures", "Calls to a registered model that gave no reply (the partner apologised).", ["model"]
+)
+MODEL_FIRST_TOKEN_SECONDS = Histogram(
+    "groundwork_model_first_token_seconds",
+    "A model turn's start (its wait for a free place included) to the first text of the reply kept; a reply that came whole came at once.",
+    ["model"], buckets=SLOW_BUCKETS,
+)
+MODEL_LAST_TOKEN_SECONDS = Histogram(
+    "groundwork_model_last_token_seconds", "A model turn's start to the last text of the reply kept.", ["model"], buckets=SLOW_BUCKETS,
+)
+MODEL_QUEUE_SECONDS = Histogram(
+    "groundwork_model_queue_seconds", "A model call's wait for a free place among the model's calls (max_concurrency).", ["model"],
+    buckets=SLOW_BUCKETS,
+)
+MODEL_FAILURES = Counter(
+    "groundwork_model_failures",
+    "Failed attempts of model calls, and calls that found no free place in time, by reason: timeout (no reply or first token "
+    "in time), stalled (a stream paused too long or ran too long), cut_off (a stream ended before its end), error_event (a "
+    "stream sent an error), bad_reply (not a reply: garbage, empty, too long), http, unreachable, refused, busy, error.",
+    ["model", "reason"],
 )
 RATE_LIMITED = Counter(
     "groundwork_rate_limited", "Events refused by a rate limit, by rule (frames, sockets, joins, api) and by whom it counted.",

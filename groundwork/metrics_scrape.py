@@ -30,6 +30,7 @@ from prometheus_client.multiprocess import MultiProcessCollector, mark_process_d
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from groundwork import metrics_access
+from groundwork.topology import WORKERS
 
 log = logging.getLogger(__name__)
 BROKER_TIMEOUT_S = 2.0
@@ -41,7 +42,7 @@ _LIVE_FILE = re.compile(r"gauge_live\w+?_(\d+)\.db$")
 
 
 def multiproc_dir() -> str | None:
-    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+    return settings.PROMETHEUS_MULTIPROC_DIR or None
 
 
 def _forget_dead_processes(path: str) -> None:
@@ -63,47 +64,27 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _up(source: str, up: bool) -> GaugeMetricFamily:
+# Collectors that read state at scrape (the database's rooms and outcomes): registered by the apps
+# that own that state when Django loads them, so that this module imports none of them.
+_SCRAPE_COLLECTORS: list[Any] = []
+
+
+def scrape_collector_register(collector: Any) -> None:
+    """`collector.collect()` yields prometheus_client Metric families (and groundwork_scrape_source_up
+    with its `source` label at 0 when its source cannot be read), on every scrape."""
+    _SCRAPE_COLLECTORS.append(collector)
+
+
+def source_up(source: str, up: bool) -> GaugeMetricFamily:
     family = GaugeMetricFamily("groundwork_scrape_source_up", "Whether this scrape could read the source (1) or not (0).", labels=["source"])
     family.add_metric([source], 1.0 if up else 0.0)
     return family
 
 
-class DatabaseCollector:
-    """Rooms by status and assignment outcomes by campaign, counted in the database at scrape."""
-
-    def collect(self) -> Iterator[Metric]:
-        from django.db.models import Count
-
-        from collect.models import Assignment, Room, RoomStatus
-
-        try:
-            rooms = dict(Room.objects.order_by().values("status").annotate(n=Count("pk")).values_list("status", "n"))
-            outcomes = list(
-                Assignment.objects.exclude(outcome="").order_by().values("campaign__slug", "outcome")
-                .annotate(n=Count("pk")).values_list("campaign__slug", "outcome", "n")
-            )
-        except Exception as error:  # noqa: BLE001 - a scrape without the database still has the rest
-            log.warning("metrics: the database could not be read: %r", error)
-            yield _up("database", False)
-            return
-        family = GaugeMetricFamily("groundwork_rooms", "Rooms by status, counted in the database at scrape.", labels=["status"])
-        for status in RoomStatus.values:
-            family.add_metric([status], float(rooms.get(status, 0)))
-        yield family
-        family = GaugeMetricFamily(
-            "groundwork_outcomes", "Assignments that ended, by campaign (slug) and outcome, counted in the database at scrape.",
-            labels=["campaign", "outcome"],
-        )
-        for slug, outcome, count in sorted(outcomes):
-            family.add_metric([slug, outcome], float(count))
-        yield family
-        yield _up("database", True)
-
-
 def celery_queues() -> list[str]:
-    """The queues the topology's workers read: the default one and every routed one."""
-    names = {settings.CELERY_TASK_DEFAULT_QUEUE}
+    """The queues the topology's workers read (groundwork.topology.WORKERS), the default one and
+    every routed one."""
+    names = {settings.CELERY_TASK_DEFAULT_QUEUE, *(queue for queue, _ in WORKERS)}
     names |= {route["queue"] for route in settings.CELERY_TASK_ROUTES.values() if isinstance(route, dict) and "queue" in route}
     return sorted(names)
 
@@ -140,13 +121,13 @@ class QueueCollector:
             depths = read(url, queues)
         except Exception as error:  # noqa: BLE001 - a scrape without the broker still has the rest
             log.warning("metrics: the broker could not be read: %r", error)
-            yield _up("broker", False)
+            yield source_up("broker", False)
             return
         family = GaugeMetricFamily("groundwork_celery_queue_length", "Tasks waiting in each Celery queue, read from the broker at scrape.", labels=["queue"])
         for queue, depth in zip(queues, depths):
             family.add_metric([queue], float(depth))
         yield family
-        yield _up("broker", True)
+        yield source_up("broker", True)
 
 
 def _redis_depths(url: str, queues: list[str]) -> list[int]:
@@ -199,7 +180,7 @@ def scrape() -> bytes:
         MultiProcessCollector(recorded, path=path)
     else:
         recorded = REGISTRY
-    return generate_latest(_Sources([recorded, DatabaseCollector(), QueueCollector()]))  # type: ignore[arg-type]
+    return generate_latest(_Sources([recorded, *_SCRAPE_COLLECTORS, QueueCollector()]))  # type: ignore[arg-type]
 
 
 @never_cache

@@ -122,7 +122,7 @@ def _next_url(request: HttpRequest) -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return target
-    return reverse("collect:research")
+    return reverse("research:index")
 
 
 @staff_member_required

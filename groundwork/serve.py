@@ -21,8 +21,10 @@ SIGTERM drains the process instead of stopping it at once (groundwork/shutdown.p
 listening, closes every websocket with close code 4503 `server_restarting` so that the pages
 reconnect elsewhere, and exits once they have gone or GROUNDWORK_SHUTDOWN_GRACE_S have passed.
 
-The application is imported before the server runs; the garbage collector is then told to leave
-what it loaded alone (groundwork.gc_tuning).
+The application is imported in a thread while the server starts listening (groundwork/startup.py):
+a restarted process answers /healthz at once and /readyz with 503 until the import is done, and
+holds every other connection until then. The garbage collector is then told to leave what it
+loaded alone (groundwork.gc_tuning).
 
 The access log never holds a secret: every path it is given (a join link's `sig=`, a token in a
 query string) is redacted first (groundwork.logs.redact). With GROUNDWORK_LOG_FORMAT=json its
@@ -42,6 +44,7 @@ from daphne.ws_protocol import WebSocketProtocol
 
 from groundwork import gc_tuning, shutdown
 from groundwork.logs import redact
+from groundwork.startup import DeferredApplication
 
 # Past this many times the limit, a message is not worth reading to its end.
 DISCARD_FACTOR = 64
@@ -155,6 +158,15 @@ ACCESS_EVENTS = {
 class GroundworkServer(with_frame_limits(Server)):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if isinstance(self.application, DeferredApplication):
+            # The settings are known once the application has been imported.
+            self.application.when_loaded(self._choose_access_log)
+            # What the import loaded lives as long as the process.
+            self.application.when_loaded(gc_tuning.settle)
+        else:
+            self._choose_access_log()
+
+    def _choose_access_log(self) -> None:
         if self.action_logger is not None and _log_format() == "json":
             self.action_logger = JsonAccessLog()
 
@@ -165,8 +177,11 @@ class GroundworkServer(with_frame_limits(Server)):  # type: ignore[misc]
         super().log_action(protocol, action, details)
 
     def run(self) -> None:
-        # daphne has imported the application: what it loaded lives as long as the process.
-        gc_tuning.settle()
+        if isinstance(self.application, DeferredApplication):
+            self.application.start()  # imports it while the reactor below starts listening
+        else:
+            # daphne has imported the application: what it loaded lives as long as the process.
+            gc_tuning.settle()
         from daphne.server import reactor
 
         self.drain = shutdown.install(self, reactor)
@@ -207,6 +222,10 @@ class GroundworkCommandLine(CommandLineInterface):
     def __init__(self) -> None:
         super().__init__()
         self.parser.set_defaults(ping_interval=PING_INTERVAL_S)
+
+    def load_asgi_app(self, asgi_app_path: str) -> DeferredApplication:
+        # Not imported here: GroundworkServer.run() starts the import, and listens meanwhile.
+        return DeferredApplication(asgi_app_path)
 
 
 if __name__ == "__main__":

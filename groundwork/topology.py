@@ -8,13 +8,18 @@ running, against the DATABASE_URL and REDIS_URL of the environment. Usage:
 
     python -m groundwork.topology [run] [--nodes 2] [--port 8080] [--first-node-port 8081]
         [--roles chat,workers,beat,proxy] [--chat-host 127.0.0.1] [--upstreams HOST:PORT,...]
-        [--workers default=2,...] [--out var/prod] [--no-demo] [--write-only]
+        [--workers default=2,...] [--out var/prod] [--demo] [--write-only]
     python -m groundwork.topology status|stop|restart [--out var/prod]
 
 The files go to --out: supervisord.conf, haproxy.cfg (with the proxy role), topology.json (what
 `restart` reads), env (the variables every process gets) and, when SECRET_KEY is not set,
 secret_key (0600, made once and reused). supervisord's control socket is --out/supervisor.sock.
-`status`, `stop` and `restart` (one process at a time: groundwork/supervision.py) talk to it."""
+`status`, `stop` and `restart` (one process at a time: groundwork/supervision.py) talk to it. The
+demo knowledge and campaigns are loaded only with --demo (`make run-prod DEMO=1`).
+
+It reads the environment itself, not Django's settings: it runs before any Django process, checks
+what those processes will need (DATABASE_URL, REDIS_URL), chooses the topology's defaults for them
+(env) and starts them with that environment (tests/test_configuration.py allows this module)."""
 
 from __future__ import annotations
 
@@ -126,13 +131,17 @@ QUEUE_NICENESS = {"rerank": 15}
 
 # Queue → worker processes (retrieval on `default`, index builds, reranking, model turns, and the
 # turns of local checkpoints: each process holds its own copy of the weights, on the GPU if any).
-WORKERS = (("default", 2), ("index", 1), ("rerank", 1), ("models", 4), ("local_models", 1))
+# Model turns mostly wait (for a free place among their model's calls, for its tokens): they run on
+# threads, many of them, so that a turn waiting for one model holds no other model's turns.
+WORKERS = (("default", 2), ("index", 1), ("rerank", 1), ("models", 16), ("local_models", 1))
+QUEUE_POOLS = {"models": "threads"}
 
 
 def worker_command(queue: str, concurrency: int, *, loglevel: str = "INFO") -> list[str]:
     """A Celery worker for one queue, as supervisord runs it (bench/chat_load.py starts the same)."""
     return ["nice", "-n", str(QUEUE_NICENESS.get(queue, WORKER_NICENESS)), str(BIN / "celery"), "-A", "groundwork", "worker", "--loglevel", loglevel,
-            "--without-gossip", "--without-mingle", "-Q", queue, "-n", f"{queue}@%h", "--concurrency", str(concurrency)]
+            "--without-gossip", "--without-mingle", "-Q", queue, "-n", f"{queue}@%h", "--concurrency", str(concurrency),
+            *(["--pool", QUEUE_POOLS[queue]] if queue in QUEUE_POOLS else [])]
 
 
 @dataclass(frozen=True)
@@ -303,7 +312,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=_workers, default=WORKERS,
                         help="QUEUE=PROCESSES,... Celery workers to run (default " + ",".join(f"{q}={n}" for q, n in WORKERS) + ")")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "prod", help="where the generated files go")
-    parser.add_argument("--no-demo", action="store_true", help="do not load the demo knowledge and campaign")
+    parser.add_argument("--demo", action="store_true", help="load the demo knowledge and campaigns, and print their links")
     parser.add_argument("--ready-path", default=READY_PATH, help=f"the proxy's health check (default {READY_PATH})")
     parser.add_argument("--write-only", action="store_true", help="write the files and stop (no migrate, no start)")
     return parser
@@ -348,7 +357,7 @@ def run(argv: list[str]) -> None:
         Path(env["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True)
         manage = [str(BIN / "python"), str(ROOT / "manage.py")]
         subprocess.run([*manage, "migrate", "--noinput"], env=child_env, cwd=ROOT, check=True)
-        if not args.no_demo:
+        if args.demo:
             subprocess.run([*manage, "load_demo"], env=child_env, cwd=ROOT, check=True)
             if "proxy" in args.roles:
                 subprocess.run([*manage, "print_links", "--base", f"http://127.0.0.1:{args.port}"], env=child_env, cwd=ROOT, check=True)

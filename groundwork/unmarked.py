@@ -9,13 +9,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-# Researchers' pages: they may stay English.
+# Researchers' pages: they may stay English. Those of an app of its own lie in a `research/` folder.
 STAFF_TEMPLATES = {
-    "admin/staff_login.html", "staff/second_factor.html", "collect/home.html", "collect/curiosity_analysis.html",
-    "annotate/jobs.html", "annotate/report.html", "annotate/results.html",
-    "annotate/_chart.html", "annotate/_interval_chart.html", "annotate/_pairwise_results.html",
+    "admin/staff_login.html", "staff/second_factor.html", "collect/home.html",
+    "annotate/jobs.html", "annotate/report.html", "annotate/_chart.html", "annotate/_interval_chart.html",
 }
-STAFF_DIRS = ("collect/research/", "research/", "retrieval/")
+STAFF_DIRS = ("research",)
 STAFF_SCRIPTS = {"dashboard.js", "charts.js", "research-export.js"}
 # Words that are the same in every language here: the product's name.
 ALLOWED_WORDS = {"Groundwork"}
@@ -38,7 +37,7 @@ def worker_templates(templates_dir: Path) -> list[Path]:
     paths = []
     for path in sorted(templates_dir.rglob("*.html")):
         name = path.relative_to(templates_dir).as_posix()
-        if name not in STAFF_TEMPLATES and not name.startswith(STAFF_DIRS):
+        if name not in STAFF_TEMPLATES and not set(Path(name).parts[:-1]) & set(STAFF_DIRS):
             paths.append(path)
     return paths
 
@@ -135,9 +134,12 @@ def script_unmarked(path: Path) -> list[str]:
     return found
 
 
-def unmarked_text(*, templates_dir: Path, scripts_dir: Path) -> list[str]:
-    found = [piece for path in worker_templates(templates_dir) for piece in template_unmarked(path)]
-    for path in sorted(scripts_dir.glob("*.js")):
-        if path.name not in STAFF_SCRIPTS:
-            found += script_unmarked(path)
+def unmarked_text(*, templates_dirs: list[Path], scripts_dirs: list[Path]) -> list[str]:
+    """Every worker template under `templates_dirs` and ES module directly in `scripts_dirs`
+    (the project's and each app's: a task type's pages are worker pages too)."""
+    found = [piece for folder in templates_dirs for path in worker_templates(folder) for piece in template_unmarked(path)]
+    for folder in scripts_dirs:
+        for path in sorted(folder.glob("*.js")):
+            if path.name not in STAFF_SCRIPTS:
+                found += script_unmarked(path)
     return found

@@ -12,7 +12,7 @@ urlpatterns = [
     path("staff/second-factor/", second_factor.second_factor, name="second_factor"),
     path("annotate/", include("annotate.urls")),
     path("api/annotate/", include("annotate.api.urls")),
-    path("api/research/", include("collect.review.api_urls")),
-    path("research/exports/", include("research.urls")),
+    path("api/research/", include("research.api.urls")),
+    path("research/", include("research.urls")),
     path("", include("collect.urls")),
 ]

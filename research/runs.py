@@ -47,7 +47,7 @@ def export_run_create(*, target: ExportTarget, staff: str) -> str:
     _run_dir(run_id).mkdir(parents=True)
     _write(run_id, {
         "id": run_id, "kind": target.kind, "slug": target.slug, "dataset": target.dataset, "label": target.label,
-        "command": target.command, "campaigns": list(target.campaigns), "status": QUEUED, "written": 0,
+        "command": target.command, "campaigns": list(target.campaigns), "format": target.format, "authenticity": target.authenticity, "status": QUEUED, "written": 0,
         "expected": export_target_size(target), "files": [], "notes": [], "error": "", "staff": staff,
         "created": _now(), "finished": "",
     })
@@ -71,7 +71,8 @@ def export_runs_recent(*, limit: int = 10) -> list[dict[str, Any]]:
 
 
 def archive_name(state: dict[str, Any]) -> str:
-    return f"{state['slug']}-{state['dataset']}.zip"
+    suffix = "-hf" if state.get("format") == "hf" else ""
+    return f"{state['slug']}-{state['dataset']}{suffix}.zip"
 
 
 def export_run_file(*, run_id: str, name: str) -> Path | None:

@@ -1,4 +1,7 @@
-"""What each campaign and annotation job exports, and the shell command that writes the same bytes."""
+"""What each campaign and annotation job exports, and the shell command that writes the same bytes.
+A campaign exports as its task type's dataset (collect.registry), in its original files or, where the
+dataset has an `hf` hook, as a Hugging Face `datasets` folder (collect/exporters/hf.py); a job as
+its kind says (annotate.registry.job_export), or as its annotation report."""
 
 from __future__ import annotations
 
@@ -6,53 +9,69 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotate.exporters.curiosity_acts import export_curiosity_acts
 from annotate.models import Item, Job
+from annotate.registry import REPORT, job_export
 from annotate.selectors.report import annotation_report
-from collect.exporters import ExportError, ExportOptions, ExportResult, export_dataset
+from collect import registry
+from collect.exporters import ExportOptions, ExportResult, export_dataset
+from collect.exporters.hf import export_hf, hf_datasets
 from collect.models import Campaign, Room, RoomStatus
-from collect.research_access import CURIOSITY_ACTS, DATASET_OF_PROTOCOL, REPORT, job_dataset
+from research.access import campaign_dataset
 
 CAMPAIGN, JOB = "campaign", "job"
+JSON, HF = "json", "hf"  # the original files, or a Hugging Face datasets folder
+FORMATS = (JSON, HF)
 
 
 @dataclass(frozen=True)
 class ExportTarget:
     kind: str  # CAMPAIGN or JOB
     slug: str
-    dataset: str  # an exporter's name (collect.exporters.EXPORTERS), REPORT or CURIOSITY_ACTS
+    dataset: str  # a dataset's name (collect.registry), or REPORT
     command: str  # what writes the same files from the shell
     campaigns: tuple[str, ...] = ()
+    label: str = ""  # what the files are, for people (default: the dataset's name)
+    format: str = JSON
+    authenticity: bool = False  # each human turn with its authenticity object (docs/authenticity.md)
 
-    @property
-    def label(self) -> str:
-        return {REPORT: "annotation report (JSON)", CURIOSITY_ACTS: "Curiosity dialogs with their acts"}.get(self.dataset, self.dataset)
+    def __post_init__(self) -> None:
+        if not self.label:
+            label = "annotation report (JSON)" if self.dataset == REPORT else self.dataset
+            object.__setattr__(self, "label", f"{label} (Hugging Face)" if self.format == HF else label)
 
 
-def export_target_for_campaign(*, campaign: Campaign) -> ExportTarget | None:
-    dataset = DATASET_OF_PROTOCOL.get(campaign.protocol)
-    if dataset is None:
+def export_target_for_campaign(*, campaign: Campaign, format: str = JSON, authenticity: bool = False) -> ExportTarget | None:
+    """None when the campaign's task type has no dataset, or (format HF) no Hugging Face export.
+    `authenticity` (the JSON files only) where the dataset carries it."""
+    dataset = campaign_dataset(campaign)
+    if not dataset or format not in FORMATS or (format == HF and dataset not in hf_datasets()):
         return None
-    command = f"manage.py export_dataset {dataset} --campaign {campaign.slug} --out DIR"
-    return ExportTarget(CAMPAIGN, campaign.slug, dataset, command, (campaign.slug,))
+    authenticity = authenticity and format == JSON and registry.dataset_carries_authenticity(dataset)
+    flag = " --format hf" if format == HF else ""
+    command = f"manage.py export_dataset {dataset}{flag} --campaign {campaign.slug}{' --authenticity' if authenticity else ''} --out DIR"
+    return ExportTarget(CAMPAIGN, campaign.slug, dataset, command, (campaign.slug,), format=format, authenticity=authenticity)
+
+
+def campaign_hf_export(campaign: Campaign) -> bool:
+    """Whether the campaign's dataset has a Hugging Face export (the index shows its button)."""
+    return campaign_dataset(campaign) in hf_datasets()
 
 
 def export_target_for_job(*, job: Job) -> ExportTarget:
-    dataset = job_dataset(kind=job.kind, source=job.source)
-    if dataset == "wowpp":
-        return ExportTarget(JOB, job.slug, dataset, f"manage.py export_dataset wowpp --job {job.slug} --out DIR")
-    if dataset == CURIOSITY_ACTS:
-        return ExportTarget(JOB, job.slug, dataset, "annotate.exporters.curiosity_acts.export_curiosity_acts (no command)")
-    if dataset == REPORT:
-        return ExportTarget(JOB, job.slug, dataset, f"manage.py annotation_report {job.slug} --json > DIR/{job.slug}-report.json")
-    campaigns = tuple(job.source["campaigns"])
-    flags = " ".join(f"--campaign {slug}" for slug in campaigns)
-    return ExportTarget(JOB, job.slug, dataset, f"manage.py export_dataset {dataset} {flags} --out DIR", campaigns)
+    export = job_export(job)
+    if export is None:
+        return ExportTarget(JOB, job.slug, REPORT, f"manage.py annotation_report {job.slug} --json > DIR/{job.slug}-report.json")
+    if not export.campaigns:  # the job's own files
+        command = f"manage.py export_dataset {export.dataset} --job {job.slug} --out DIR"
+        return ExportTarget(JOB, job.slug, export.dataset, command, label=export.label)
+    flags = " ".join(f"--campaign {slug}" for slug in export.campaigns)
+    command = f"manage.py export_dataset {export.dataset} {flags} --out DIR"
+    return ExportTarget(JOB, job.slug, export.dataset, command, export.campaigns, label=export.label)
 
 
 def export_target_size(target: ExportTarget) -> int:
     """Roughly how many items the export writes: for its progress bar."""
-    if target.kind == JOB and target.dataset in ("wowpp", CURIOSITY_ACTS, REPORT):
+    if target.kind == JOB and not target.campaigns:
         return 1 if target.dataset == REPORT else Item.objects.filter(job__slug=target.slug).count()
     return Room.objects.filter(campaign__slug__in=target.campaigns, status=RoomStatus.COMPLETE).count()
 
@@ -66,12 +85,8 @@ def export_target_write(target: ExportTarget, out_dir: Path) -> ExportResult:
         # The command writes json.dumps(...) and a newline to stdout.
         (out_dir / name).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         return ExportResult(counts={name: 1})
-    if target.dataset == CURIOSITY_ACTS:
-        name = f"{target.slug}_curiosity_dialogs.json"
-        try:
-            count = export_curiosity_acts(job=Job.objects.get(slug=target.slug), path=out_dir / name)
-        except ValueError as error:
-            raise ExportError(str(error)) from error
-        return ExportResult(counts={name: count})
-    options = ExportOptions(campaigns=target.campaigns, job=target.slug if target.kind == JOB and target.dataset == "wowpp" else "")
+    job = target.slug if target.kind == JOB and not target.campaigns else ""
+    options = ExportOptions(campaigns=target.campaigns, job=job, authenticity=target.authenticity)
+    if target.format == HF:
+        return export_hf(target.dataset, out_dir, options)
     return export_dataset(target.dataset, out_dir, options)

@@ -13,5 +13,8 @@ def export_run(run_id: str) -> str:
     state = export_run_get(run_id=run_id)
     if state is None:
         return "missing"
-    target = ExportTarget(state["kind"], state["slug"], state["dataset"], state["command"], tuple(state["campaigns"]))
+    target = ExportTarget(
+        state["kind"], state["slug"], state["dataset"], state["command"], tuple(state["campaigns"]),
+        format=state.get("format", "json"), authenticity=bool(state.get("authenticity", False)),
+    )
     return export_run_execute(run_id=run_id, target=target)["status"]

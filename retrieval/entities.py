@@ -131,7 +131,7 @@ def link_articles(*, source_id: int, article_ids: Iterable[int] | None = None) -
 def link_source(*, source_id: int) -> int:
     """Link every article of the source, then count each entity's in-links (its popularity when no
     page views were imported). Returns the number of mentions created. Seconds for ten thousand
-    articles: run it before a campaign goes live (collect.protocols.curiosity.campaign_prepare)."""
+    articles: run it before a campaign goes live (collect.tasktypes.curiosity.protocol.campaign_prepare)."""
     created = link_articles(source_id=source_id)
     inlinks_update(source_id=source_id)
     return created
@@ -169,3 +169,68 @@ def popularity(*, source_id: int, titles: Iterable[str]) -> dict[str, int]:
     for row in viewed:
         result[row["title"]] = max(result[row["title"]], row["views"])
     return result
+
+
+# Words that join the parts of one name ("Book of Han", "Cathedral of Saint Mary of the Flower").
+_NAME_JOINERS = {"of", "the", "de", "del", "della", "di", "da", "do", "dos", "du", "des", "la", "le", "von", "van", "der", "y"}
+
+
+def _capitalised(token: str) -> bool:
+    return token[:1].isupper()
+
+
+def _in_longer_name(tokens: list[str], start: int, end: int) -> bool:
+    """Whether tokens[start:end] is part of a longer capitalised name: a capitalised word right
+    before it (other than the sentence's first word, capitalised anyway) or right after it, or one
+    joined to it by "of", "the", "de"… ("Sea of Japan", "Book of Han")."""
+    before = start - 1
+    while before >= 0 and tokens[before] in _NAME_JOINERS:
+        before -= 1
+    if before >= 0 and _capitalised(tokens[before]) and tokens[before].isalpha() and (before > 0 or before < start - 1):
+        return True  # at 0, a word next to the title is capitalised as the sentence's first
+    after = end
+    while after < len(tokens) and tokens[after] in _NAME_JOINERS:
+        after += 1
+    if after > end and after < len(tokens) and tokens[after].isdigit():
+        return True  # "the War of 1870"
+    return after < len(tokens) and _capitalised(tokens[after]) and tokens[after].isalpha()
+
+
+def name_mentioned(text: str, title: str) -> bool:
+    """Whether `text` names the entity `title` itself: some occurrence of the title (exact case)
+    stands alone, not inside a longer name ("Book" in "the Book of Han", "Ezra" in "Ezra Weston
+    Loomis Pound", "Germany" in "Nazi Germany"). A text where the title does not occur at all is
+    linked to it by other means (an importer's or a builder's mention): True."""
+    tokens, wanted = TOKEN.findall(text), TOKEN.findall(title)
+    if not wanted:
+        return False
+    found = False
+    for start in range(len(tokens) - len(wanted) + 1):
+        if tokens[start : start + len(wanted)] == wanted:
+            found = True
+            if not _in_longer_name(tokens, start, start + len(wanted)):
+                return True
+    return not found
+
+
+def common_noun(title: str, text: str) -> bool:
+    """Whether the title is a common noun rather than a name, judged by how `text` (the entity's own
+    lead, and what else mentions it) writes it. Wikipedia capitalises every title's first letter,
+    so a text that writes it in lower case ("A flower, also known as a bloom…", "gibbons", "rock
+    music") names a kind of thing; and a one-word title must be capitalised somewhere inside a
+    sentence, not only as a sentence's first word ("Graffiti is writing…", "Dynamite is an
+    explosive…"), to show it is a name. A title without letters ("1", "1984") is no name either."""
+    if not any(ch.isalpha() for ch in title):
+        return True
+    lowered = title[0].lower() + title[1:]
+    if lowered != title and re.search(rf"(?<!\w){re.escape(lowered)}(?:e?s)?(?!\w)", text):
+        return True
+    if len(TOKEN.findall(title)) > 1 or lowered == title:
+        return False
+    for match in re.finditer(rf"(?<!\w){re.escape(title)}(?!\w)", text):
+        if not _SENTENCE_START.search(text[: match.start()]):
+            return False
+    return True
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?][\"'”’)\]]*\s+)[\"'“‘(\[]*$")

@@ -124,6 +124,3 @@ class Triple(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject} | {self.property} | {self.value}"
-
-    def as_list(self) -> list[str]:
-        return [self.subject, self.property, self.value]

@@ -10,10 +10,18 @@ CONTRACT:
   composed the music for Star Wars?" is asked for its composing and music, the topic counting once. Returns [] for an empty query. Raises
   IndexNotBuilt when the source has no index on disk. A caller that has the source's slug passes it
   as source_slug, which saves looking it up.
+- passages_for_turn(source_id=, text=, k=7, topic="", topic_weight=1.0, source_slug="") -> list[Passage]:
+  the k articles for one chat turn by its own words, as the Wizard of Wikipedia collection retrieved
+  them (Dinan et al., 2019, section 3): first the articles whose titles the turn names
+  (retrieval/titles.py; "Did he ever visit Florence?" → Florence), in the order named, then the
+  best TF-IDF matches of the whole turn. A turn with no content word besides its topic's ("yes, I
+  agree", "Tell me more about jazz" in a Jazz room; words.content_terms) is asked as
+  passages_for_query asks it with the topic at `topic_weight`. The room's topic is never among the
+  named ones (it is the topic passage). [] for an empty turn; IndexNotBuilt as passages_for_query.
 - topic_passage(source_id=, title=, max_sentences=10) -> list[str]: the lead sentences of the
   article with exactly that title, else of the best TF-IDF match for the title; [] if none.
   Raises IndexNotBuilt only when it needs the fallback and the source has no index.
-Both raise KnowledgeSource.DoesNotExist for an unknown source.
+Each raises KnowledgeSource.DoesNotExist for an unknown source.
 
 Reranking (retrieval/rerank.py; the ranker is configured by GROUNDWORK_RANKER and friends):
 - rerank_passages(context=, passages=, topic=, timeout_s=) -> list[dict] | None: `context` = the
@@ -39,15 +47,18 @@ from typing import TypedDict
 
 import numpy as np
 from django.conf import settings
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from groundwork import metrics
 from retrieval.index import TermMajorIndex, index_load
 from retrieval.models import LEAD_SECTION, Article, KnowledgeSource, Sentence
 from retrieval.rerank import arerank_passages, passages_rank, rerank_on_worker, rerank_passages
+from retrieval.titles import TitleIndex, title_index_of
+from retrieval.words import content_terms, language_code
 
 __all__ = [
-    "IndexNotBuilt", "Passage", "arerank_passages", "passages_for_query", "passages_rank", "rerank_on_worker", "rerank_passages",
-    "topic_passage",
+    "IndexNotBuilt", "Passage", "arerank_passages", "passages_for_query", "passages_for_turn", "passages_rank",
+    "rerank_on_worker", "rerank_passages", "topic_passage",
 ]
 
 
@@ -75,6 +86,24 @@ def passages_for_query(
         else:
             hits = index.search(query, k=k)
         return _lead_cache(index).passages([pk for pk, _ in hits])
+
+
+def passages_for_turn(
+    *, source_id: int, text: str, k: int = 7, topic: str = "", topic_weight: float = 1.0, source_slug: str = ""
+) -> list[Passage]:
+    if not text.strip():
+        return []
+    index = _index(source_id, source_slug)
+    cache = _lead_cache(index)
+    language = str(index.meta.get("words") or "")
+    if not content_terms(text, language) - content_terms(topic, language):
+        return passages_for_query(source_id=source_id, query=text, k=k, topic=topic, topic_weight=topic_weight,
+                                  source_slug=source_slug)
+    with metrics.RETRIEVAL_SECONDS.time():
+        stop_words = ENGLISH_STOP_WORDS if language_code(language) == "en" else frozenset()
+        named = cache.titles(source_id).named(text, exclude=topic, stop_words=stop_words)[:k]
+        hits = [pk for pk, _ in index.search(text, k=k + len(named)) if pk not in named]
+        return cache.passages((named + hits)[:k])
 
 
 def topic_passage(*, source_id: int, title: str, max_sentences: int = 10) -> list[str]:
@@ -139,7 +168,17 @@ class _LeadCache:
         self.seconds = seconds
         self._items: OrderedDict[int, tuple[float, Passage]] = OrderedDict()  # id → (read at, passage)
         self._topics: OrderedDict[str, TopicQuery] = OrderedDict()  # topic → its part of the query
+        self._titles: TitleIndex | None = index.titles
         self._lock = threading.Lock()  # the chat processes retrieve from a thread pool
+
+    def titles(self, source_id: int) -> TitleIndex:
+        """The index build's titles; for a build made without them, read from the database once."""
+        if self._titles is None:
+            rows = Article.objects.filter(source_id=source_id).values_list("pk", "title")
+            titles = title_index_of(rows.iterator(chunk_size=2000))
+            with self._lock:
+                self._titles = titles
+        return self._titles
 
     def topic_query(self, title: str) -> TopicQuery:
         """The topic's part of a room's query, made once per topic (a room asks it at every turn)."""

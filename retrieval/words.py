@@ -66,6 +66,36 @@ def terms_for(language: str) -> Callable[[str], list[str]]:
     return Terms(language)
 
 
+# Words of chat that say nothing about what a turn asks ("yes, I agree", "wow, that's cool"): a
+# turn with nothing else than these and stop words is asked with its room's topic
+# (retrieval.services.passages_for_turn). English only: another language's turns keep every term.
+CHAT_WORDS = {
+    "en": frozenset(
+        "yes yeah yep yup ok okay alright agree agreed sure really cool nice great awesome amazing "
+        "interesting fascinating wonderful good bad fun funny love like likes liked think thought know "
+        "knew wow oh ah um hmm lol haha thanks thank hi hello hey right true indeed definitely "
+        "absolutely totally exactly guess hope mean pretty lot lots stuff thing things tell talk "
+        "talking heard hear sound sounds seem seems enjoy enjoyed glad happy fan favorite favourite "
+        "believe probably maybe actually want wanted learn learned say said did does didn doesn don "
+        "just wish kind sort bit".split()
+    ),
+}
+
+
+def content_terms(text: str, language: str) -> set[str]:
+    """The terms of `text` (terms_for) other than its language's chat words and, in an alphabet,
+    single letters (the "s" of "that's")."""
+    code = language_code(language)
+    terms = set(terms_for(language)(text)) - _chat_terms(code)
+    return {t for t in terms if len(t) > 1} if code in SNOWBALL else terms
+
+
+@lru_cache(maxsize=None)
+def _chat_terms(code: str) -> frozenset[str]:
+    words = CHAT_WORDS.get(code, frozenset())
+    return frozenset(term for word in words for term in terms_for(code)(word))
+
+
 def chinese_words(text: str) -> list[str]:
     """jieba's words of `text`, without the whitespace and punctuation it also yields as tokens."""
     return [word for word in jieba_tokenizer().cut(text) if _WORD_CHAR.search(word)]

@@ -1,4 +1,5 @@
-"""Shared fixtures. Tests marked `services` need PostgreSQL/Redis and run only in the second pass."""
+"""Shared fixtures. Tests marked `services` need PostgreSQL/Redis and run only in the second pass;
+those marked `backends` run in both passes (tests/test_second_pass.py says which must be)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,23 @@ import json
 import os
 import threading
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.db.backends.signals import connection_created
 
+from tests.chromium import SharedChromium
+from tests.knowledge import Snapshots
+from tests.live import DaphneServers
+
 SERVICE_VARS = ("DATABASE_URL", "REDIS_URL")
-# With a broker, every index build would queue an encoding of its source's sentences for whichever
-# worker a later test starts; the tests of that path ask for it (tests/retrieval/test_sentence_vectors.py).
-os.environ.setdefault("GROUNDWORK_SENTENCE_VECTORS", "off")
+SHARED_CHROMIUM = SharedChromium()
+# Forked while the chromium runs, a server holds Playwright's pipe to its driver open: the servers
+# stop before the chromium does, or stopping it would wait for them.
+DAPHNE_SERVERS = DaphneServers()
 
 ARTICLES = [
     ("Guitar", "The guitar is a fretted musical instrument that typically has six strings. It is played by strumming or plucking the strings with the fingers or a pick. The sound is projected acoustically or through an amplifier."),
@@ -32,12 +40,68 @@ ARTICLES = [
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The tests that drive the shared chromium last, so that no other test runs while it is alive
+    # (tests/chromium.py); the order is otherwise kept.
+    items.sort(key=lambda item: "shared_chromium" in getattr(item, "fixturenames", ()))
     if any(os.environ.get(var) for var in SERVICE_VARS):
         return
     skip = pytest.mark.skip(reason="needs DATABASE_URL / REDIS_URL (second CI pass)")
     for item in items:
         if "services" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    fixtures = getattr(item, "fixturenames", ())
+    if "daphne_servers" not in fixtures:
+        DAPHNE_SERVERS.close()  # its lifecycle sweep would run beside a test that does not expect it
+    if "shared_chromium" not in fixtures:
+        SHARED_CHROMIUM.stop()  # a test that needs no browser may need the event loop it holds
+
+
+@pytest.fixture(scope="session")
+def shared_chromium(django_db_setup) -> Iterator[SharedChromium]:
+    """The run's one chromium, started by the first browser test (tests/chromium.py); stopped
+    before the test database is dropped."""
+    yield SHARED_CHROMIUM
+    DAPHNE_SERVERS.close()
+    SHARED_CHROMIUM.stop()
+
+
+@pytest.fixture
+def chromium_browser(shared_chromium: SharedChromium) -> Iterator[Any]:
+    """The run's chromium (a playwright Browser, expect() waiting up to 10 s), for a test against
+    Django's live_server; the contexts the test opens are closed after it."""
+    yield shared_chromium.browser(timeout_ms=10_000)
+    shared_chromium.close_contexts()
+
+
+@pytest.fixture(scope="session")
+def daphne_servers(django_db_setup, shared_chromium: SharedChromium) -> Iterator[DaphneServers]:
+    """The run's live daphne servers, by configuration (tests/live.py); stopped before the test
+    database is dropped, and before the chromium."""
+    yield DAPHNE_SERVERS
+    DAPHNE_SERVERS.close()
+
+
+@pytest.fixture(scope="session")
+def smollm2_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """SmolLM2 served by `transformers serve` (tests/modelchat/smollm2_serve.py), started once for
+    every test that talks to it over HTTP: its start is the slowest set-up of the suite. Skips the
+    test when the server cannot run here."""
+    from tests.modelchat.smollm2_serve import serve_missing, smollm2_served
+
+    missing = serve_missing()
+    if missing is not None:
+        pytest.skip(f"needs the served SmolLM2: {missing}")
+    with smollm2_served(tmp_path_factory.mktemp("serve") / "serve.log") as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def live_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Files that the tests sharing a live server share with it (its INDEX_DIR, for one)."""
+    return tmp_path_factory.mktemp("live")
 
 
 @pytest.fixture
@@ -57,9 +121,16 @@ def import_articles(tmp_path: Path, slug: str, articles: list[tuple[str, str]] =
     return KnowledgeSource.objects.get(slug=slug)
 
 
+@pytest.fixture(scope="session")
+def knowledge_snapshots(tmp_path_factory: pytest.TempPathFactory) -> Snapshots:
+    return Snapshots(tmp_path_factory.mktemp("knowledge"))
+
+
 @pytest.fixture
-def knowledge(db, index_dir: Path, tmp_path: Path):
-    return import_articles(tmp_path, "test-wiki")
+def knowledge(db, index_dir: Path, tmp_path: Path, knowledge_snapshots: Snapshots):
+    """`test-wiki`: ARTICLES imported and indexed as import_articles does it, this test's own copy
+    of the run's one import (tests/knowledge.py)."""
+    return knowledge_snapshots.source(slug="test-wiki", articles=tuple(ARTICLES), index_dir=index_dir, work_dir=tmp_path)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -73,14 +73,13 @@ def make_room(
         **fields,
     )
     for role, worker in (("wizard", wizard), ("apprentice", apprentice)):
-        Assignment.objects.create(
-            campaign=campaign,
-            worker=worker or make_worker(),
-            room=room,
-            role=role,
-            status=AssignmentStatus.PAIRED,
-        )
+        seat(room, role, worker or make_worker())
     return room
+
+
+def seat(room: Room, role: str, worker: Worker) -> Assignment:
+    """`worker` paired into `room` as `role`: the assignment a pairing makes."""
+    return Assignment.objects.create(campaign=room.campaign, worker=worker, room=room, role=role, status=AssignmentStatus.PAIRED)
 
 
 def add_message(

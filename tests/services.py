@@ -1,5 +1,6 @@
 """What the tests that start real Celery workers share (second CI pass only): their skip, the
-test database's address for a child process, and the worker itself."""
+test database's address for a child process, the worker itself, the count of tracebacks in a
+process's output, and a connection PostgreSQL cuts at an exact write."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ needs_broker = pytest.mark.skipif(
     not (os.environ.get("CELERY_BROKER_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
     reason="needs CELERY_BROKER_URL and a PostgreSQL DATABASE_URL",
 )
+
+
+TRACEBACK = "Traceback (most recent call last)"
+
+
+def tracebacks(*logs: Path) -> int:
+    """Tracebacks written to these output files (a known failing dependency is one line: none)."""
+    return sum(log.read_text(errors="replace").count(TRACEBACK) for log in logs)
 
 
 def child_database_url() -> str:
@@ -46,3 +55,25 @@ def celery_worker(*options: str, env: dict[str, str], log: IO[bytes] | None = No
             process.kill()  # a worker stuck in a task must not outlive the test and take later tests' tasks
             process.wait()
             raise
+
+
+@contextmanager
+def connection_killed_on(table: str, event: str, *, times: int | None = None) -> Iterator[None]:
+    """While the block runs, a connection about to write a row of `table` (`event`: INSERT or
+    UPDATE, e.g. "UPDATE OF retrieved_passages") is terminated by PostgreSQL itself, as a failover
+    cuts it: every time, or the first `times` times. A real lost database at an exact point."""
+    kill = "PERFORM pg_terminate_backend(pg_backend_pid());"
+    if times is not None:
+        kill = f"IF nextval('groundwork_test_kills') <= {int(times)} THEN {kill} END IF;"
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE SEQUENCE groundwork_test_kills")
+        cursor.execute(f"CREATE FUNCTION groundwork_test_die() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {kill} RETURN NEW; END $$")
+        cursor.execute(f"CREATE TRIGGER groundwork_test_die BEFORE {event} ON {table} FOR EACH ROW EXECUTE FUNCTION groundwork_test_die()")
+    try:
+        yield
+    finally:
+        connection.close()  # it may be one that was killed
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP TRIGGER groundwork_test_die ON {table}")
+            cursor.execute("DROP FUNCTION groundwork_test_die()")
+            cursor.execute("DROP SEQUENCE groundwork_test_kills")

@@ -6,5 +6,9 @@ import os
 import secrets
 
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+# With a broker, every index build would queue an encoding of its source's sentences for whichever
+# worker a later test starts (they inherit this too); the tests of that path ask for it
+# (tests/retrieval/test_sentence_vectors.py, test_vectors_worker.py).
+os.environ.setdefault("GROUNDWORK_SENTENCE_VECTORS", "off")
 
 from groundwork.settings import *  # noqa: E402,F403

@@ -20,7 +20,7 @@ on_postgres = pytest.mark.skipif(
     not os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="needs PostgreSQL"
 )
 # Outside any atomic block: the batched transaction is the only one.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 ROOM_ID = Param("room", Room._meta.pk)
 STAMP = Prepared(lambda: Update(Room.objects.filter(pk=ROOM_ID), {"end_reason": Param("reason", Room._meta.get_field("end_reason"))}))

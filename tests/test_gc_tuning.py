@@ -19,6 +19,8 @@ import groundwork.celery  # noqa: F401 (connects the worker signal)
 from groundwork import gc_tuning
 from tests.collect.nodes import free_port
 
+pytestmark = pytest.mark.backends
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -59,9 +61,9 @@ def test_the_chat_server_settles_after_loading_its_application():
                 with urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
                     state = json.loads(response.read())
                 break
-            except OSError:
+            except OSError as error:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"groundwork.serve did not serve: {server.stderr.read().decode()[-2000:]}")
+                    raise AssertionError(f"groundwork.serve did not serve: {server.stderr.read().decode()[-2000:]}") from error
                 time.sleep(0.2)
     finally:
         server.terminate()

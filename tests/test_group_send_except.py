@@ -13,6 +13,8 @@ from channels.layers import InMemoryChannelLayer
 from groundwork.channel_layer import ProcessReaderChannelLayer, group_send_except
 from tests.redis_monitor import commands_during
 
+pytestmark = pytest.mark.backends
+
 needs_redis = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
 
 

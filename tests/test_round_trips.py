@@ -16,6 +16,8 @@ from collect.models import Assignment, Campaign, Message, Room
 from groundwork.round_trips import Param, Prepared, Read, Update, Written, insert, run_together
 from tests.factories import add_message, make_campaign, make_room
 
+pytestmark = pytest.mark.backends
+
 on_postgres = pytest.mark.skipif(
     not os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="needs PostgreSQL"
 )

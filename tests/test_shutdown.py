@@ -11,9 +11,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import websockets
 
-from tests.collect.nodes import free_port, wait_listening
+from tests.collect.nodes import free_port, wait_application
+
+pytestmark = pytest.mark.backends
 
 ROOT = Path(__file__).resolve().parent.parent
 SOCKETS = 3
@@ -30,7 +33,7 @@ def serve(tmp_path: Path, **env: str) -> tuple[subprocess.Popen[bytes], int]:
             cwd=ROOT, env={**os.environ, "DRAIN_LOG": str(tmp_path / "drain.log"), **env},
             stdout=out, stderr=subprocess.STDOUT,
         )
-    wait_listening(port, process, seconds=90, what="groundwork.serve", log=log)
+    wait_application(port, process, seconds=90, what="groundwork.serve", log=log)
     return process, port
 
 

@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 from supervisor.options import ServerOptions
 
-from groundwork.topology import ROOT, main, programs
+from groundwork.topology import ROOT, main, parser, programs
+
+# A crash loop runs for minutes on a busy machine (its own deadline: 240 s).
+pytestmark = [pytest.mark.backends, pytest.mark.timeout(600)]
 
 SERVICES = {"DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "REDIS_URL": "redis://127.0.0.1:1/0"}
 
@@ -142,3 +145,13 @@ def test_status_without_a_running_topology_says_so(tmp_path: Path) -> None:
                             cwd=ROOT, capture_output=True, text=True)
     assert status.returncode == 2
     assert "is `make run-prod` running?" in status.stdout
+
+
+@pytest.mark.parametrize(("make_args", "demo"), [([], False), (["DEMO=1"], True)])
+def test_the_production_topology_loads_the_demo_only_when_asked(make_args: list[str], demo: bool) -> None:
+    assert parser().parse_args([]).demo is False
+    # The command `make run-prod` would run (-n: printed, nothing run).
+    done = subprocess.run(["make", "-n", "run-prod", *make_args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if "groundwork.topology run" in line]
+    assert ("--demo" in line.split()) is demo

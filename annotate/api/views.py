@@ -26,10 +26,10 @@ from annotate.models import Item, Job
 from annotate.selectors.items import item_for_annotator
 from annotate.selectors.progress import job_progress, job_progress_brief, worker_progress
 from annotate.services import AnnotationError
-from annotate.services.answers import MAX_REASON_CHARS, MAX_TIME_SPENT_MS, answer_submit
+from annotate.services.answers import MAX_TIME_SPENT_MS, answer_submit
 from annotate.services.assignment import NextItem, assignment_next
+from annotate.registry import annotation_kinds
 from annotate.services.entries import API_BROWSER, job_entry_admit, job_entry_finish
-from annotate.services.pairs import MAX_REASON_CHARS as MAX_PAIR_REASON_CHARS
 from collect.lifecycle.identity import Door, EntryRefused, identity_parse
 from collect.lifecycle.links import JOB_LINKS
 from collect.models import Worker
@@ -164,9 +164,9 @@ class NextItemApi(AnnotationApi):
         class Meta:
             ref_name = "NextItem"
 
-        status = serializers.ChoiceField(["assigned", "resumed", "done", "busy", "disqualified", "inactive"])
+        status = serializers.ChoiceField(["assigned", "resumed", "done", "busy", "empty", "disqualified", "inactive"])
         finish_url = serializers.CharField(allow_null=True, help_text="done or disqualified with an outcome: the page with the annotator's code")
-        item = serializers.JSONField(allow_null=True, help_text="relevance: turns + articles of sentences with ids; dialog acts: messages + acts; pairwise: question + two conversations")
+        item = serializers.JSONField(allow_null=True, help_text="the item as its kind's screen shows it (its `kind` says which)")
         expires_at = serializers.DateTimeField(allow_null=True)
         progress = serializers.JSONField()
 
@@ -199,24 +199,19 @@ def _item_in(job: Job, assignment: Any, request: Request) -> dict[str, Any] | No
         return item_for_annotator(assignment.item, job.kind, question=job.question)
 
 
-class AnswerApi(AnnotationApi):
-    class InputSerializer(StrictSerializer):
-        class Meta:
-            ref_name = "Answer"
+def _answer_input() -> type[serializers.Serializer]:
+    """The answer's fields: every kind's (annotate.registry), each declared once, and the time spent."""
+    fields: dict[str, serializers.Field] = {}
+    for kind in annotation_kinds():
+        for name, field in kind.part("answer_fields").items():
+            fields.setdefault(name, field)
+    fields["time_spent_ms"] = serializers.IntegerField(required=False, min_value=0, max_value=MAX_TIME_SPENT_MS)
+    meta = type("Meta", (), {"ref_name": "Answer"})
+    return type("InputSerializer", (StrictSerializer,), {**fields, "Meta": meta, "__module__": __name__})
 
-        selected = serializers.ListField(child=serializers.IntegerField(), required=False, allow_empty=True,
-                                         help_text="relevance: ids of every sentence that could be used; [] for none")
-        acts = serializers.ListField(child=serializers.ListField(child=serializers.CharField(), allow_empty=True),
-                                     required=False, help_text="dialog acts: one list of acts per message, in order")
-        scores = serializers.DictField(child=serializers.IntegerField(), required=False,
-                                       help_text='DuConv evaluation: {"coherence": 0–3, "goal_completion": 0–2}')
-        report_reason = serializers.CharField(required=False, allow_blank=True, max_length=MAX_REASON_CHARS,
-                                              help_text="dialog acts: report the dialog as broken, and why")
-        choice = serializers.ChoiceField(["left", "right"], required=False,
-                                         help_text="pairwise: the conversation whose highlighted speaker you chose")
-        reason = serializers.CharField(required=False, allow_blank=True, max_length=MAX_PAIR_REASON_CHARS,
-                                       help_text="pairwise: why (required, a few words or a sentence)")
-        time_spent_ms = serializers.IntegerField(required=False, min_value=0, max_value=MAX_TIME_SPENT_MS)
+
+class AnswerApi(AnnotationApi):
+    InputSerializer = _answer_input()
 
     class OutputSerializer(serializers.Serializer):
         class Meta:

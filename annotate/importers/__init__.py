@@ -1,6 +1,7 @@
 """Importers: dataset files -> annotation jobs. Each is `import_file(path, options) -> summary`,
 registered by name in collect's `import_dataset` command, and raises ImportFailure (a ValueError)
-naming the record at fault; a failed import stores nothing.
+naming the record at fault; a failed import stores nothing. Every file is read by `read_json`,
+which refuses text holding a lone surrogate before any importer sees it.
 
 `options["role"]` says what the file's items become: `task` (to be labeled; an already-labeled
 WOW++ file becomes a finished job), or `gold` / `qualification` (their labels become the known
@@ -16,6 +17,7 @@ from typing import Any
 from annotate.models import ItemRole, Job
 from annotate.services import AnnotationError
 from annotate.services.jobs import job_create
+from groundwork.surrogates import lone_surrogate
 
 
 class ImportFailure(ValueError):
@@ -25,11 +27,15 @@ class ImportFailure(ValueError):
 def read_json(path: Path) -> Any:
     try:
         with path.open(encoding="utf-8") as handle:
-            return json.load(handle)
+            data = json.load(handle)
     except OSError as error:
         raise ImportFailure(f"cannot read {path}: {error.strerror or error}") from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ImportFailure(f"{path} is not valid JSON: {error}") from error
+    # Checked here, for every importer: stored, such text makes each later answer that shows it a 500.
+    if (found := lone_surrogate(data)) is not None:
+        raise ImportFailure(f"{path}: {found.where()}; nothing was imported")
+    return data
 
 
 def role_of(options: dict[str, Any]) -> str:

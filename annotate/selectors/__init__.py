@@ -1,1 +1,1 @@
-"""Selectors read: progress, labels (what the crowd decided) and the researcher's report."""
+"""Selectors read: progress, answers, entries and the researcher's report (each kind's figures are its own)."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from statistics import fmean
 from typing import Any
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum, Value
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from annotate.models import Assignment, AssignmentStatus, Item, ItemRole, Job
@@ -46,24 +47,36 @@ def job_progress_brief(*, job: Job) -> dict[str, Any]:
 
 
 def job_progress(*, job: Job) -> dict[str, Any]:
-    """Task items only: gold and qualification items have no overlap to reach."""
+    """Task items only: gold and qualification items have no overlap to reach.
+
+    An item counts at most `job.overlap` answers towards `votes` and `percent`: answers beyond it
+    (the overlap lowered in the admin after annotation started) finish nothing, so a job with one
+    item over-answered and another unanswered is not shown as done. `answers_given` counts every
+    submitted task answer. A job with no items yet is at 0%."""
     tasks = Item.objects.filter(job=job, role=ItemRole.TASK)
     imported = tasks.filter(imported_tally__isnull=False).count()
     counts = tasks.filter(imported_tally__isnull=True).aggregate(
         items=Count("pk"),
         complete=Count("pk", filter=Q(answers_count__gte=job.overlap)),
         started=Count("pk", filter=Q(answers_count__gt=0)),
-        votes=Sum("answers_count"),
+        votes=Sum(Least(F("answers_count"), Value(job.overlap))),
+        answers_given=Sum("answers_count"),
     )
     items = counts["items"] + imported
     votes_needed = counts["items"] * job.overlap
+    votes = counts["votes"] or 0
+    if votes_needed:
+        percent = round(100.0 * votes / votes_needed, 1)
+    else:
+        percent = 100.0 if imported else 0.0  # imported tallies are finished; no items is not done
     return {
         "items": items,
         "complete": counts["complete"] + imported,
         "started": counts["started"] + imported,
-        "votes": counts["votes"] or 0,
+        "votes": votes,
+        "answers_given": counts["answers_given"] or 0,
         "votes_needed": votes_needed,
-        "percent": round(100.0 * (counts["votes"] or 0) / votes_needed, 1) if votes_needed else 100.0,
+        "percent": percent,
         "reserved_now": Assignment.objects.filter(
             job=job, status=AssignmentStatus.ASSIGNED, expires_at__gt=timezone.now()
         ).count(),

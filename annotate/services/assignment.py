@@ -6,6 +6,10 @@ skip to the next item instead of queueing) and its slots are then counted again 
 which sees every reservation committed before the lock was granted; anyone adding a reservation or an
 answer to an item holds that item's lock. On SQLite every write transaction is IMMEDIATE, so the whole
 step runs alone.
+
+Task items come in item order (the free item closest to its overlap first, then by position) unless
+the job's kind draws them (annotate.registry.ItemDraw, for a job that plans a study): it may stop the
+job serving them and pick the next one, inside the same transaction.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from annotate.models import Assignment, AssignmentStatus, Item, ItemRole, Job
+from annotate.registry import ItemDraw, annotation_kind
 from annotate.selectors.progress import qualification_state
 from collect.exporters import stable_fraction
 from collect.models import Worker
@@ -50,14 +55,21 @@ def assignment_next(*, job: Job, worker: Worker, now: datetime | None = None) ->
         qualification = qualification_state(job=job, worker=worker)
         if qualification == "failed":
             return NextItem(None, "disqualified")
+        draw = _draw(job)
+        if draw is not None and draw.over(now=now):
+            return NextItem(None, "done")  # e.g. a study's budget spent or its ranking settled
         if qualification == "pending":
             item = _next_known(job, worker, ItemRole.QUALIFICATION)
         elif job.max_items_per_worker and _answered(job, worker) >= job.max_items_per_worker:
             return NextItem(None, "done")  # at the job's cap: done, as if nothing were left
         else:
             item = _next_known(job, worker, ItemRole.GOLD) if _gold_turn(job, worker) else None
+            if item is None and draw is not None:
+                item = draw.next_task(worker=worker, lock=lambda ids: _lock_task(job, worker, now, ids))
             item = item or _lock_task(job, worker, now)
         if item is None:
+            if not Item.objects.filter(job=job, role=ItemRole.TASK).exists():
+                return NextItem(None, "empty")  # nothing imported yet: not done, and no outcome
             return NextItem(None, "busy" if _tasks_left(job, worker) else "done")
         try:
             with transaction.atomic():
@@ -68,6 +80,12 @@ def assignment_next(*, job: Job, worker: Worker, now: datetime | None = None) ->
             if current is None:
                 raise
             return NextItem(current, "resumed")
+
+
+def _draw(job: Job) -> ItemDraw | None:
+    """The job's kind's draw of its task items, for a job that plans a study (annotate.registry)."""
+    kind = annotation_kind(job.kind)
+    return kind.part("draw")(job) if kind.draw else None
 
 
 def slots_taken(*, item: Item, now: datetime, exclude_worker: Worker | None = None) -> int:
@@ -125,16 +143,17 @@ LIMIT 1 {{lock}}
 """
 
 
-def _lock_task(job: Job, worker: Worker, now: datetime) -> Item | None:
-    """The first free task item, row-locked; items closest to their overlap first (finished items
-    early, few half-done ones)."""
+def _lock_task(job: Job, worker: Worker, now: datetime, among: list[int] | None = None) -> Item | None:
+    """The first free task item (of the ids `among`, when given), row-locked; items closest to their
+    overlap first (finished items early, few half-done ones)."""
     features = connection.features
     lock = "FOR UPDATE OF i SKIP LOCKED" if features.has_select_for_update_skip_locked else ""
     params = [worker.pk, job.pk, _TASK, job.overlap, worker.pk, _SUBMITTED, _ASSIGNED, _db_time(now), job.overlap]
+    only = f"AND i.id IN ({', '.join(['%s'] * len(among))}) " if among else ""
     checked: list[int] = []
     for _ in range(LOCK_TRIES):
         skip = f"AND i.id NOT IN ({', '.join(['%s'] * len(checked))})" if checked else ""
-        found = list(Item.objects.raw(_CANDIDATE_SQL.format(checked=skip, lock=lock), params + checked))
+        found = list(Item.objects.raw(_CANDIDATE_SQL.format(checked=only + skip, lock=lock), params + (among or []) + checked))
         if not found:
             return None
         item = found[0]

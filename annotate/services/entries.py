@@ -47,10 +47,6 @@ def job_entry_admit(*, job: Job, identity: Identity, browser: str, session_worke
     return worker, entry
 
 
-def job_entry_of(*, job: Job, worker: Worker) -> JobEntry | None:
-    return JobEntry.objects.filter(job=job, worker=worker).first()
-
-
 def job_code_for(job: Job, outcome: str) -> str:
     """The code `outcome` earns in this job; "" when it earns none."""
     codes = job.outcome_codes if isinstance(job.outcome_codes, dict) else {}

@@ -1,23 +1,22 @@
-"""Creating jobs and filling them with items, from collected rooms or from parsed files."""
+"""Creating jobs and filling them with items, from collected rooms or from parsed files. What an
+item holds and how it is built is its kind's (annotate.registry); this is what every kind shares."""
 
 from __future__ import annotations
 
-import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Max
 
-from annotate.models import DEFAULT_OVERLAP, Item, ItemMessage, ItemRole, Job, JobKind, PairwiseQuestion
+from annotate.models import Item, ItemMessage, ItemRole, Job
+from annotate.registry import annotation_kind, annotation_kinds, kind_names, study_kinds
 from annotate.services import AnnotationError
-from annotate.services.candidates import NO_PASSAGES_USED, candidate_options, relevance_payload
 from collect.models import Campaign, Message, Room, RoomStatus
 
-ITEM_NAMESPACE = uuid.UUID("5b0c3f4e-8f5a-4d8e-9a43-6f1d2a7c9e10")
-# Dialog-act screens speak Curiosity's roles; WoW's apprentice asks and its wizard knows.
-SENDERS = {"apprentice": "user", "wizard": "assistant", "user": "user", "assistant": "assistant"}
-_FRACTIONS = ("relevance_threshold", "gold_rate", "qualification_min_score", "review_min_gold_score", "review_min_agreement")
+# A planned study's columns of the job (annotate.models.Job): only kinds with a `draw` take them.
+STUDY_SETTINGS = ("plan", "active_sampling", "stop_when_separated", "max_judgments")
 
 
 @dataclass
@@ -35,24 +34,57 @@ class ItemSpec:
 def job_create(
     *, slug: str, name: str, kind: str, overlap: int | None = None, candidates: dict[str, Any] | None = None, **settings: Any
 ) -> Job:
-    if kind not in JobKind.values:
-        raise AnnotationError("bad_kind", f"kind must be one of {', '.join(JobKind.values)}, not {kind!r}")
+    """A new job of a registered kind: its overlap, question and candidates completed by the kind.
+    AnnotationError for an unknown kind, a taken slug or a bad setting."""
+    try:
+        declared = annotation_kind(kind)
+    except ValueError:
+        raise AnnotationError("bad_kind", f"kind must be one of {', '.join(kind_names())}, not {kind!r}") from None
     if Job.objects.filter(slug=slug).exists():
         raise AnnotationError("job_exists", f"a job called {slug!r} exists already")
-    overlap = DEFAULT_OVERLAP[JobKind(kind)] if overlap is None else overlap
+    overlap = declared.overlap if overlap is None else overlap
     if overlap < 1:
         raise AnnotationError("bad_overlap", "overlap must be at least 1 annotator per item")
-    for name_ in _FRACTIONS:
+    for name_ in _fractions():
         if name_ in settings and not 0.0 <= float(settings[name_]) <= 1.0:
             raise AnnotationError("bad_setting", f"{name_} must be between 0 and 1, not {settings[name_]}")
-    if kind == JobKind.PAIRWISE:
-        settings["question"] = settings.get("question") or PairwiseQuestion.ENGAGING
-        if settings["question"] not in PairwiseQuestion.values:
-            raise AnnotationError("bad_question", f"question must be one of {', '.join(PairwiseQuestion.values)}")
+    if declared.questions:
+        settings["question"] = settings.get("question") or declared.questions[0]
+        if settings["question"] not in declared.questions:
+            raise AnnotationError("bad_question", f"question must be one of {', '.join(declared.questions)}")
     elif settings.get("question"):
-        raise AnnotationError("bad_question", "only pairwise jobs ask a question")
-    options = candidate_options(candidates) if kind == JobKind.RELEVANCE else {}
+        askers = [k.name for k in annotation_kinds() if k.questions]
+        raise AnnotationError("bad_question", f"only {' and '.join(askers)} jobs ask a question")
+    _study_check(declared.name, {name: value for name, value in settings.items() if name in STUDY_SETTINGS})
+    options = declared.part("candidates")(candidates) if declared.candidates else {}
     return Job.objects.create(slug=slug, name=name, kind=kind, overlap=overlap, candidates=options, **settings)
+
+
+def job_study_set(*, job: Job, **study: Any) -> Job:
+    """Set a job's planned study, any of STUDY_SETTINGS: its plan (its kind's power analysis), how
+    its task items are drawn and when it stops serving them (its kind's `draw`). AnnotationError for
+    a kind without a draw, an unknown setting or a negative budget."""
+    unknown = set(study) - set(STUDY_SETTINGS)
+    if unknown:
+        raise AnnotationError("bad_setting", f"unknown study setting(s): {', '.join(sorted(unknown))}")
+    _study_check(job.kind, study)
+    for name, value in study.items():
+        setattr(job, name, value)
+    job.save(update_fields=list(study))
+    return job
+
+
+def _study_check(kind: str, study: dict[str, Any]) -> None:
+    given = [name for name in STUDY_SETTINGS if study.get(name)]
+    if given and kind not in study_kinds():
+        raise AnnotationError("bad_setting", f"only {' and '.join(study_kinds())} jobs take {', '.join(given)}")
+    if (study.get("max_judgments") or 0) < 0:
+        raise AnnotationError("bad_setting", "max_judgments must be ≥ 0")
+
+
+def _fractions() -> list[str]:
+    """The job's settings that are shares (0–1): its float columns."""
+    return [f.name for f in Job._meta.get_fields() if isinstance(f, models.FloatField)]
 
 
 @transaction.atomic
@@ -89,88 +121,43 @@ def items_add(*, job: Job, specs: Iterable[ItemSpec]) -> int:
     return len(items)
 
 
-def job_items_from_campaigns(
-    *, job: Job, campaigns: list[str], include_incomplete: bool = False, least_certain: int | None = None
-) -> int:
-    """Items for the campaigns' rooms the job lacks; relevance jobs with `least_certain` = n: only
-    the n contexts where the live ranker is least certain (annotate/services/active.py)."""
-    if least_certain is not None and (job.kind != JobKind.RELEVANCE or least_certain < 1):
-        raise AnnotationError("bad_selection", "least-certain selection takes a relevance job and a number of at least 1")
+def job_items_from_campaigns(*, job: Job, campaigns: list[str], include_incomplete: bool = False, **options: Any) -> int:
+    """Items for the campaigns' dialogues the job lacks, built by the job's kind (its
+    `from_campaigns`; `options` are the kind's own, e.g. a selection); how many were added."""
+    kind = annotation_kind(job.kind)
     found = set(Campaign.objects.filter(slug__in=campaigns).values_list("slug", flat=True))
     missing = sorted(set(campaigns) - found)
     if missing:
         raise AnnotationError("no_campaign", f"no campaign with slug: {', '.join(missing)}")
-    if job.kind == JobKind.PAIRWISE:
-        from annotate.services.pairs import campaign_conversations, pair_specs
+    if not kind.from_campaigns:
+        raise AnnotationError("bad_kind", f"{kind.name} jobs are not built from campaigns")
+    return kind.part("from_campaigns")(job=job, campaigns=sorted(found), include_incomplete=include_incomplete, **options)
 
-        added = items_add(job=job, specs=pair_specs(job, campaign_conversations(sorted(found))))
-        job.source = {"campaigns": sorted(set(job.source.get("campaigns", [])) | found)}
-        job.save(update_fields=["source"])
-        return added
+
+def rooms_items_add(
+    *,
+    job: Job,
+    campaigns: list[str],
+    include_incomplete: bool,
+    specs_of: Callable[[Job, Room], Iterable[ItemSpec]],
+    select: Callable[[Iterable[ItemSpec]], tuple[Iterable[ItemSpec], dict[str, Any]]] | None = None,
+) -> int:
+    """A kind's `from_campaigns` over collected rooms: the specs `specs_of(job, room)` gives for each
+    complete room (and incomplete ones with `include_incomplete`), in creation order, optionally
+    narrowed by `select(specs) -> (specs, note)`, whose note the job's `source` keeps beside its
+    campaigns. Returns how many items were added."""
     statuses = [RoomStatus.COMPLETE] + ([RoomStatus.INCOMPLETE] if include_incomplete else [])
     rooms = Room.objects.filter(campaign__slug__in=campaigns, status__in=statuses).order_by("created", "id")
-    build = {JobKind.RELEVANCE: _relevance_specs, JobKind.DUCONV_EVAL: _duconv_spec}.get(job.kind, _dialog_spec)
-    specs = (spec for room in rooms.iterator(chunk_size=200) for spec in build(job, room))
+    specs: Iterable[ItemSpec] = (spec for room in rooms.iterator(chunk_size=200) for spec in specs_of(job, room))
     selection: dict[str, Any] = {}
-    if least_certain is not None:
-        from annotate.services.active import specs_least_certain
-        from retrieval.rankers.load import live_ranker, ranker_version
-
-        ranker = live_ranker()
-        existing = set(job.items.values_list("key", flat=True))
-        specs = iter(specs_least_certain((s for s in specs if s.key not in existing), limit=least_certain, ranker=ranker))
-        selection = {"selection": f"least certain by {ranker_version(ranker)}"}
+    if select is not None:
+        specs, selection = select(specs)
     added = items_add(job=job, specs=specs)
-    job.source = {"campaigns": sorted(set(job.source.get("campaigns", [])) | found), **selection}
+    job.source = {"campaigns": sorted(set(job.source.get("campaigns", [])) | set(campaigns)), **selection}
     job.save(update_fields=["source"])
     return added
 
 
-def _messages(room: Room) -> list[Message]:
+def room_messages(room: Room) -> list[Message]:
+    """A room's messages in their order."""
     return list(room.messages.order_by("seq"))
-
-
-def _relevance_specs(job: Job, room: Room) -> Iterable[ItemSpec]:
-    messages = _messages(room)
-    if not messages:
-        return
-    start_speaker = "Human" if SENDERS.get(messages[0].role) == "user" else "Assistant"
-    for i, message in enumerate(messages):
-        # The context must end on the user's turn that this wizard message answers.
-        if message.role != "wizard" or i == 0 or messages[i - 1].role != "apprentice":
-            continue
-        passage = message.checked_passage or {}
-        article = next(iter(passage.values()), None)
-        payload = relevance_payload(
-            topic=room.topic,
-            turns=[m.text for m in messages[:i]],
-            start_speaker=start_speaker,
-            shown=message.knowledge_shown or [],
-            gold_sentence=message.checked_sentence,
-            gold_article=None if article == NO_PASSAGES_USED else article,
-            options=job.candidates,
-        )
-        key = str(uuid.uuid5(ITEM_NAMESPACE, f"{room.id}:{message.seq}"))
-        yield ItemSpec(key=key, payload={"id": key, **payload}, room_id=room.id, message_id=message.id)
-
-
-def _dialog_spec(job: Job, room: Room) -> Iterable[ItemSpec]:
-    messages = _messages(room)
-    if not messages:
-        return
-    payload = {
-        "topic": room.topic,
-        # Curiosity rooms carry their two aspects (collect's CuriosityDialog); WoW rooms have none.
-        "aspects": list(getattr(getattr(room, "curiosity", None), "aspects", None) or []),
-        "messages": [{"sender": SENDERS.get(m.role, m.role), "text": m.text} for m in messages],
-    }
-    links = [(index, m.id) for index, m in enumerate(messages)]
-    yield ItemSpec(key=str(room.id), payload=payload, room_id=room.id, message_links=links)
-
-
-def _duconv_spec(job: Job, room: Room) -> Iterable[ItemSpec]:
-    from annotate.duconv import duconv_payload
-
-    payload = duconv_payload(room)
-    if payload is not None:
-        yield ItemSpec(key=str(room.id), payload=payload, room_id=room.id)

@@ -64,6 +64,8 @@ def sqlite_load(path: Path) -> None:
 
 def _pg_env() -> dict[str, str]:
     settings = connection.settings_dict
+    # pg_dump/pg_restore get this process's environment (PATH, a PGSSLMODE or PGPASSFILE the operator
+    # set) with the database's connection on top.
     env = {**os.environ, "PGDATABASE": str(settings["NAME"])}
     for key, name in (("HOST", "PGHOST"), ("PORT", "PGPORT"), ("USER", "PGUSER"), ("PASSWORD", "PGPASSWORD")):
         if settings.get(key):

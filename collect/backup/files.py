@@ -3,7 +3,8 @@
 - var/secret_key: the embedded mode's generated SECRET_KEY, when it is the key in use. Signed links,
   sessions and (unless GROUNDWORK_PSEUDONYM_SALT is set) the exports' pseudonymous worker ids
   depend on it. A key given by the environment is not in the backup: keep it with your secrets.
-- var/curiosity/: imported Curiosity fact databases (the Curiosity export ships them).
+- the folders task types keep there (kept_folder_register): e.g. imported fact databases, which an
+  export ships and nothing can rebuild.
 - var/indexes/<slug>/: the published build of each knowledge index (rebuildable with build_index,
   but that takes minutes for a large source).
 Not included: var/static (collectstatic makes it again), unpublished or superseded index builds."""
@@ -17,15 +18,17 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from django.conf import settings
+from django.utils.module_loading import import_string
 
+from collect.backup.kept import kept_folders
 from collect.backup.manifest import BackupError
 from groundwork.secret_key import KEY_FILE
-from retrieval.curiosity.factdb import keep_dir
 from retrieval.index.store import BUILDS, VERSION, build_dir_create, build_publish
 
 SECRET = f"var/{KEY_FILE}"
-CURIOSITY = "var/curiosity/"
 INDEXES = "var/indexes/"
+
+
 
 
 def _tree(root: Path, prefix: str) -> Iterator[tuple[str, Path]]:
@@ -40,8 +43,9 @@ def files_to_back_up() -> list[tuple[str, Path]]:
     key_file = settings.VAR_DIR / KEY_FILE
     if key_file.is_file() and key_file.read_text(encoding="ascii").strip() == settings.SECRET_KEY:
         found.append((SECRET, key_file))
-    if keep_dir().is_dir():
-        found.extend(_tree(keep_dir(), CURIOSITY))
+    for kept in kept_folders():
+        if kept.folder().is_dir():
+            found.extend(_tree(kept.folder(), kept.member_prefix))
     index_dir = settings.INDEX_DIR
     if index_dir.is_dir():
         for entry in sorted(index_dir.iterdir()):
@@ -72,8 +76,8 @@ def files_restore(staged: Path, members: list[str]) -> list[str]:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
             os.chmod(target, 0o600)
-        elif member.startswith(CURIOSITY):
-            target = keep_dir() / Path(*path.parts[2:])
+        elif kept := next((k for k in kept_folders() if member.startswith(k.member_prefix)), None):
+            target = kept.folder() / Path(*path.parts[2:])
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
         elif member.startswith(INDEXES) and len(path.parts) >= 4:
@@ -106,16 +110,7 @@ def _index_restore(staged: Path, slug: str, members: list[str]) -> bool:
     return True
 
 
-def factdb_paths_relocate() -> int:
-    """The database records where each kept fact db lies (an absolute path): after a restore on
-    another machine or into another var/, point the records at the restored copies. Returns how
-    many were moved."""
-    from retrieval.models import FactDatabase
-
-    moved = 0
-    for record in FactDatabase.objects.exclude(path=""):
-        restored = keep_dir() / Path(record.path).name
-        if restored.is_file() and Path(record.path) != restored:
-            FactDatabase.objects.filter(pk=record.pk).update(path=str(restored))
-            moved += 1
-    return moved
+def kept_folders_restored() -> int:
+    """After a restore: each kept folder's hook (records pointing at files on another machine or
+    another var/ are pointed at the restored copies). Returns how many records changed."""
+    return sum(import_string(kept.restored)() for kept in kept_folders() if kept.restored)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from collect.backup import database
-from collect.backup.files import factdb_paths_relocate, files_restore, files_to_back_up, member_path
+from collect.backup.files import files_restore, files_to_back_up, kept_folders_restored, member_path
 from collect.backup.manifest import (
     MANIFEST,
     BackupError,
@@ -145,7 +145,7 @@ def backup_restore(*, path: Path, force: bool = False) -> Restored:
         else:
             database.postgres_load(staged / manifest.database)
         notes = files_restore(staged, [name for name in manifest.files if name != manifest.database])
-    factdb_paths_relocate()
+    kept_folders_restored()
     applied = live_migrations()
     if applied != manifest.migrations:
         raise BackupError("the restored database's migrations differ from the manifest's: the restore went wrong")

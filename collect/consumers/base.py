@@ -4,7 +4,7 @@ A frame never crashes the socket: a refused one gets an `error` frame, and anyth
 not expect is logged and answered with `server_error`, so the connection stays open and
 `disconnect()` still runs when it closes (a crashed consumer skips it and leaks presence).
 
-A lost database or Redis (collect/service_errors.py), wherever it strikes — connect, join, a frame, a
+A lost database or Redis (groundwork/service_errors.py), wherever it strikes — connect, join, a frame, a
 group event, the channel layer's receive loop, disconnect — is logged as one line and the socket is
 closed with 4500, never left to daphne, which would log a traceback and close with 1011; the
 consumer's own cleanup (disconnect()) then still runs, as far as the services allow."""
@@ -25,7 +25,7 @@ from groundwork import close_codes
 from collect.errors import ProtocolError
 from collect.frames import frame_text, parse_frame
 from collect.ratelimit import Limited, RateLimiter, arate_check
-from collect.service_errors import SERVICE_ERRORS, one_line
+from groundwork.service_errors import SERVICE_ERRORS, one_line
 from groundwork import metrics
 
 # Close codes: groundwork/close_codes.py (4000–4499 final, 4500–4999 reconnect).
@@ -35,7 +35,6 @@ CLOSE_TRY_LATER = close_codes.TRY_LATER
 # The server lost its database or channel layer under this socket: its group membership or its
 # connection may be gone, so the page reconnects and resyncs.
 CLOSE_SERVICE_RESTART = close_codes.SERVICE_LOST
-INFRASTRUCTURE_ERRORS = SERVICE_ERRORS
 log = logging.getLogger(__name__)
 
 

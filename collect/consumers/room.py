@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -13,18 +12,19 @@ from channels.db import database_sync_to_async
 from django.db import InterfaceError, OperationalError, close_old_connections
 
 from collect import selectors
+from collect.consumers.answers import AnswerMemory
 from collect.consumers.base import GroundworkConsumer
+from collect.consumers.cursor import SyncCursor
 from collect.consumers.db import hot_path_sync_to_async, retried_once
 from collect.errors import ProtocolError
 from collect.frames import MAX_SEQ, require_int, require_str
 from collect.groups import knowledge_event, role_group, room_group
 from collect.lifecycle import presence
 from collect.lifecycle.background import sweeper_ensure
-from collect.lifecycle.heartbeats import heartbeats
-from collect.modelchat import relay as modelchat_relay
+from collect.lifecycle.heartbeats import Stamp
 from collect.models import Assignment, Message
-from collect.protocols import get_protocol
-from collect.service_errors import SERVICE_ERRORS, logged, one_line
+from collect import registry
+from groundwork.service_errors import SERVICE_ERRORS, logged, one_line
 from collect.services import knowledge, knowledge_fallback, panels, rooms
 from django.conf import settings
 from groundwork import metrics
@@ -35,11 +35,6 @@ from retrieval.rerank import arerank_panel
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
-
-# The answers a socket keeps for copies of the frames it applied: a page has a few frames unacked at
-# a time, so the last 64 cover every copy it can still send on this socket.
-ANSWERS_KEPT = 64
-
 
 def _off_loop(func: Any) -> Any:
     """Run slow work (retrieval) in the thread pool, not on the event loop and not on the single
@@ -103,18 +98,16 @@ def _catch_up(room_id: str, after: int, role: str) -> tuple[list[dict[str, Any]]
 
 class RoomConsumer(GroundworkConsumer):
     member: Assignment | None = None
-    # What this socket's client has: every seq up to `base` (its last sync said so) and the seqs
-    # sent since. A member who lacks messages (a broadcast died with another process) is caught up.
-    base = 0
-    synced = False
-    stamped = False  # counted in this process's heartbeats
+    stamp: Stamp | None = None  # the member counted in this process's heartbeats
     joined = False  # marked connected in the database
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.sent: set[int] = set()
+        # What this socket's page has: a member who lacks messages (a broadcast died with another
+        # process) is caught up.
+        self.cursor = SyncCursor()
+        self.answers = AnswerMemory()  # the acks of frames applied here, for their copies
         self.reranks: set[asyncio.Task] = set()  # kept referenced until done
-        self.answered: OrderedDict[str, dict[str, Any]] = OrderedDict()  # client_id → its ack, newest last
 
     async def join(self) -> None:
         self.room_id = str(self.scope["url_route"]["kwargs"]["room_id"])
@@ -124,7 +117,7 @@ class RoomConsumer(GroundworkConsumer):
             return
         log_context_set(room=self.room_id, assignment=self.member.pk)  # on every line this socket logs
         self.role = self.member.role
-        self.protocol = get_protocol(self.member.campaign.protocol)
+        self.protocol = registry.protocol(self.member.campaign.protocol)
         self.partner_role = self.protocol.partner_of(self.role)
         self.grace = float(self.member.campaign.disconnect_grace_seconds)
         await self.channel_layer.group_add(room_group(self.room_id), self.channel_name)
@@ -133,17 +126,18 @@ class RoomConsumer(GroundworkConsumer):
         # when a member stays away past the grace period or stalls past the turn timeout.
         await database_sync_to_async(presence.member_connected)(assignment_id=self.member.pk, socket=self.channel_name)
         self.joined = True  # from here on, disconnect() has presence to undo
-        heartbeats.opened(self.member.pk)
-        self.stamped = True
+        self.stamp = Stamp(self.member.pk)
+        self.stamp.hold()
         sweeper_ensure()
         self.partner_online = await database_sync_to_async(presence.partner_present)(room_id=self.room_id, role=self.role)
-        await self.send_state()
-        await self.broadcast({"type": "room.presence", "role": self.role, "connected": True})
+        snapshot = await database_sync_to_async(selectors.room_snapshot)(self.room_id)
+        await self.send_state(snapshot)
+        # With the room's last seq: the partner's socket catches up from it (room_presence).
+        await self.broadcast({"type": "room.presence", "role": self.role, "connected": True, "last_seq": snapshot["last_seq"]})
 
     def released(self) -> None:
-        if self.stamped:
-            heartbeats.closed(self.member.pk)
-            self.stamped = False
+        if self.stamp is not None:
+            self.stamp.release()
 
     async def disconnect(self, code: int) -> None:
         if self.member is None or not self.joined:
@@ -181,30 +175,21 @@ class RoomConsumer(GroundworkConsumer):
         # Retrieval a dead process left undone for this room's messages is done (or queued) now.
         await self.broadcast_knowledge(await _off_loop(knowledge.room_knowledge_repair)(room_id=self.room_id))
         await self.catch_up(after)
-        if self.protocol.partner_may_be_model:
-            modelchat_relay.reply_if_owed(room_id=self.room_id)
-        self.synced = True
+        self.protocol.room_synced(room_id=self.room_id)
+        self.cursor.synced = True
         # The partner may lack what this member has (a broadcast lost with a dead process).
-        await self.broadcast({"type": "room.catchup", "last_seq": self.top(), "from": self.channel_name})
-
-    def top(self) -> int:
-        return max(self.base, max(self.sent, default=0))
-
-    def lacks(self, upto: int) -> bool:
-        return any(seq not in self.sent for seq in range(self.base + 1, upto + 1))
+        await self.broadcast({"type": "room.catchup", "last_seq": self.cursor.top(), "from": self.channel_name})
 
     async def catch_up(self, after: int) -> None:
         """Send what the client lacks after seq `after`, then the state and its knowledge. Messages
         this socket was already sent (a broadcast that overtook the sync) are not sent twice."""
-        self.base = max(self.base, after)
-        events, snapshot, frame = await _catch_up(self.room_id, self.base, self.role)
-        # A page cannot have seqs the room has not reached (a stale or bad `after`): counting them
-        # as sent would hide the next messages, the page's own acknowledgements among them.
-        self.base = min(self.base, snapshot["last_seq"])
+        after = self.cursor.synced_to(after)
+        events, snapshot, frame = await _catch_up(self.room_id, after, self.role)
+        self.cursor.cap(snapshot["last_seq"])
         for event in events:
-            if event["seq"] not in self.sent:
+            if event["seq"] not in self.cursor.sent:
                 await self.send_json(event)
-                self.sent.add(event["seq"])
+                self.cursor.mark_sent(event["seq"])
         await self.send_state(snapshot)
         if frame is not None:
             await self.send_json(frame)
@@ -217,7 +202,7 @@ class RoomConsumer(GroundworkConsumer):
                 await self.send_json(reranked)
 
     async def on_action(self, frame: dict[str, Any]) -> None:
-        """A protocol's own frame (e.g. WoW's choose_topic). Off the event loop: it may retrieve."""
+        """A protocol's own frame (e.g. a topic choice). Off the event loop: it may retrieve."""
         if self.protocol.action(frame["type"]) is None:
             raise ProtocolError("bad_frame", f"Unknown frame type {frame['type']!r}.")
         client_id = optional_client_id(frame)
@@ -234,7 +219,9 @@ class RoomConsumer(GroundworkConsumer):
             if effect.state:
                 await self.broadcast_state()
             await self.broadcast_knowledge(effect.knowledge)
-        self.remember_answer(client_id, ack)
+        # Also after a resend: what the first copy started may have died with a process.
+        self.protocol.action_relayed(room_id=self.room_id, name=frame["type"])
+        self.answers.remember(client_id, ack)
 
     async def answered_before(self, client_id: str | None) -> bool:
         """Whether this is a copy of a frame this socket has already applied, answered and broadcast:
@@ -242,22 +229,13 @@ class RoomConsumer(GroundworkConsumer):
         no database work and no broadcast, which would add to the load that made the answer late.
         Nothing the first copy did can have been lost with a process, since this one is alive; a
         copy on another socket (a reconnect) takes the full path, which repairs what was lost."""
-        ack = self.answered.get(client_id) if client_id is not None else None
+        ack = self.answers.answer_for(client_id)
         if ack is None:
             return False
         metrics.RESENDS.labels("socket").inc()
         metrics.ACK_SECONDS.observe(metrics.since(self.received_at))
         await self.send_json(ack)
         return True
-
-    def remember_answer(self, client_id: str | None, ack: dict[str, Any] | None) -> None:
-        """Kept once the frame's whole handling is done: a copy of a frame whose broadcast raised
-        must take the full path again."""
-        if client_id is None or ack is None:
-            return
-        self.answered[client_id] = ack
-        if len(self.answered) > ANSWERS_KEPT:
-            self.answered.popitem(last=False)
 
     async def acknowledge(self, frame: dict[str, Any], client_id: str | None) -> dict[str, Any] | None:
         """An action is acknowledged once it has committed (or was found applied before): the page
@@ -285,7 +263,8 @@ class RoomConsumer(GroundworkConsumer):
             return
         try:
             posted, snapshot, extras, needs_knowledge = await _post(
-                room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, frame=frame
+                room_id=self.room_id, assignment=self.member, client_id=client_id, text=text, frame=frame,
+                page=True, address=self.ip,
             )
         except ProtocolError as error:
             if error.code == "stale_knowledge":
@@ -304,8 +283,7 @@ class RoomConsumer(GroundworkConsumer):
             # The other sockets time their delivery from the same moment.
             event["received_at"] = received
             await group_send_except(self.channel_layer, room_group(self.room_id), event, skip=self.channel_name)
-            if self.protocol.partner_may_be_model:
-                modelchat_relay.reply_soon(room_id=self.room_id, seq=message.seq)
+            self.protocol.message_relayed(room_id=self.room_id, seq=message.seq)
         else:
             # A resend: the first attempt may have died between its commit and its broadcast.
             await self.send_json(ack)
@@ -314,7 +292,7 @@ class RoomConsumer(GroundworkConsumer):
             await self.broadcast({"type": "room.catchup", "last_seq": message.seq, "from": self.channel_name})
         if needs_knowledge:
             await self.message_knowledge(message)
-        self.remember_answer(client_id, ack)
+        self.answers.remember(client_id, ack)
 
     async def message_knowledge(self, message: Message) -> None:
         """The knowledge a stored message is owed: queued for a worker (and done here if none starts
@@ -426,25 +404,25 @@ class RoomConsumer(GroundworkConsumer):
         """The sender's own new message, its acknowledgement: sent whatever this socket's cursor
         (`base`) says, since a page's `sync` may name a seq beyond the room's last one."""
         seq = event["message"]["seq"]
-        if seq in self.sent:
+        if seq in self.cursor.sent:
             await self.send_json({"type": "ack", "client_id": event["message"]["client_id"], "seq": seq})
             return
         state = selectors.state_for(event["snapshot"], role=self.role, partner_connected=self.partner_online)
         await self.send_json({**event["message"], **event["extras"].get(self.role, {}), "state": state})
-        self.sent.add(seq)
+        self.cursor.mark_sent(seq)
 
     # --- group events (handler names follow the event type)
     async def room_message(self, event: dict[str, Any]) -> None:
         seq = event["message"]["seq"]
-        if seq in self.sent or (self.synced and seq <= self.base):
+        if self.cursor.has(seq):
             return  # already sent (by a catch-up)
-        if self.synced and self.lacks(seq - 1):
-            await self.catch_up(self.base)  # fills the gap, this message included
+        if self.cursor.synced and self.cursor.lacks(seq - 1):
+            await self.catch_up(self.cursor.base)  # fills the gap, this message included
             return
         # The room's state after this message rides in the same frame: one frame per socket.
         state = selectors.state_for(event["snapshot"], role=self.role, partner_connected=self.partner_online)
         await self.send_json({**event["message"], **event["extras"].get(self.role, {}), "state": state})
-        self.sent.add(seq)
+        self.cursor.mark_sent(seq)
         if "received_at" in event:  # not the sender's own copy
             metrics.DELIVERY_SECONDS.observe(metrics.since(event["received_at"]))
 
@@ -452,10 +430,10 @@ class RoomConsumer(GroundworkConsumer):
         """Another member synced after a reconnect (or resent a message): what it broadcast before
         may have been lost with a process or with Redis, a message or a change of state (its rating
         ending the room). The messages this socket lacks are sent, or else the current state."""
-        if not self.synced or event.get("from") == self.channel_name:
+        if not self.cursor.synced or event.get("from") == self.channel_name:
             return  # its own: this socket has just been brought up to date
-        if self.lacks(event["last_seq"]):
-            await self.catch_up(self.base)
+        if self.cursor.lacks(event["last_seq"]):
+            await self.catch_up(self.cursor.base)
         else:
             await self.send_state()
 
@@ -469,12 +447,26 @@ class RoomConsumer(GroundworkConsumer):
                 await self.send(text_data=text)
 
     async def room_typing(self, event: dict[str, Any]) -> None:
-        """A model partner is writing its reply to `after_seq` (modelchat/relay.py)."""
+        """A partner that is a program (a model) is writing its reply to `after_seq`."""
         if event["role"] != self.role:
             await self.send_json({"type": "typing", "after_seq": event["after_seq"]})
+
+    async def room_progress(self, event: dict[str, Any]) -> None:
+        """A partner that is a program (a model) reports on a reply it is still making (its place
+        in a queue, its text so far): a frame never stored, sent to the other role's pages as it
+        is. A page that misses one gets the next, or the stored message."""
+        if event["role"] != self.role:
+            await self.send_json(event["frame"])
 
     async def room_presence(self, event: dict[str, Any]) -> None:
         if event["role"] == self.role:
             return
         self.partner_online = event["connected"]
         await self.send_json({"type": "partner", "connected": self.partner_online, "grace_seconds": int(self.grace)})
+        if event["connected"] and "last_seq" in event:
+            # The partner is back, and what it did before its socket closed (a message, a rating
+            # that ended the room) may have been stored without its broadcast: the database or
+            # the process lost between the two. Its sync would tell this socket (room.catchup),
+            # but a page that finds the room ended on connecting may leave before its sync is
+            # answered.
+            await self.room_catchup({"last_seq": event["last_seq"], "from": None})

@@ -13,9 +13,11 @@ from django.utils import timezone
 from collect.errors import ProtocolError
 from collect.models import Assignment, AssignmentStatus
 from collect.consumers.base import CLOSE_NOT_MEMBER, GroundworkConsumer
-from collect.service_errors import SERVICE_ERRORS, logged
+from collect.consumers.db import retried_once
+from groundwork.service_errors import SERVICE_ERRORS, logged
 from collect.lifecycle.onboarding import onboarding_needed
 from collect.lifecycle.background import sweeper_ensure
+from collect.lifecycle.heartbeats import Stamp, heartbeats
 from collect.groups import assignment_group
 from collect.services import matchmaking
 from groundwork.logs import log_context_set
@@ -53,6 +55,9 @@ def _remaining(assignment_id: int) -> dict[str, int]:
 class WaitingConsumer(GroundworkConsumer):
     timer: asyncio.Task | None = None
     assignment_id: int | None = None
+    # Counted in this process's heartbeats: the open socket keeps the wait alive (the page's
+    # frames are not needed), as a room socket keeps its member present.
+    stamp: Stamp | None = None
 
     async def join(self) -> None:
         assignment = await _own_assignment(int(self.scope["url_route"]["kwargs"]["assignment_id"]), self.worker_id)
@@ -77,6 +82,8 @@ class WaitingConsumer(GroundworkConsumer):
             await self.send_timeout()
             return
         await database_sync_to_async(matchmaking.waiting_seen)(assignment_id=assignment.pk, connected=True)
+        self.stamp = Stamp(assignment.pk)
+        self.stamp.hold()
         timeout = assignment.campaign.wait_timeout_seconds
         remaining = (assignment.created - timezone.now()).total_seconds() + timeout
         await self.send_json({"type": "waiting", "timeout_seconds": timeout, "remaining_seconds": max(0, int(remaining))})
@@ -146,13 +153,23 @@ class WaitingConsumer(GroundworkConsumer):
             self.timer.cancel()
         await self.send_timeout()
 
+    def released(self) -> None:
+        if self.stamp is not None:
+            self.stamp.release()
+
     async def disconnect(self, code: int) -> None:
         if self.timer:
             self.timer.cancel()
         if self.assignment_id is not None:
+            self.released()
+            # Away (the grace period starts) only when the worker's last waiting socket in this
+            # process closes: another tab keeps them here. A tab on another process marks them
+            # present again with its next `status` frame.
             # Each step that cannot reach its service is skipped with one log line (the sweep ages
-            # a wait nobody stamps; Redis forgets the members of a process that is gone).
-            await logged(log, "waiting_seen", database_sync_to_async(matchmaking.waiting_seen)(
-                assignment_id=self.assignment_id, connected=False
-            ))
+            # a wait nobody stamps; Redis forgets the members of a process that is gone); the
+            # presence write is retried once on a dead connection, or a closed page stays `connected`.
+            if not heartbeats.open[self.assignment_id]:
+                await logged(log, "waiting_seen", database_sync_to_async(retried_once(matchmaking.waiting_seen))(
+                    assignment_id=self.assignment_id, connected=False
+                ))
             await logged(log, "group_discard", self.channel_layer.group_discard(assignment_group(self.assignment_id), self.channel_name))

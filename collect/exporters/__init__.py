@@ -1,8 +1,8 @@
-"""Dataset exporters: each one turns collected rooms into a dataset's original files (SCHEMAS.md).
+"""The export framework: what every dataset exporter shares (options, hash-based splits, streamed
+files) and `export_dataset`, which finds a dataset's exporter in collect.registry.
 
-An exporter is a function `export(out_dir, options) -> ExportResult`, registered here by dataset
-name. Adding Curiosity, WOW++ or DuConv later is one more line in EXPORTERS and one more module.
-The pieces every exporter needs (options, hash-based splits, streamed files) live here too.
+An exporter is a function `export(out_dir, options) -> ExportResult` that writes a dataset's
+original files (docs/schemas.md); the task type or annotation kind that owns the dataset registers it.
 """
 
 from __future__ import annotations
@@ -16,16 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Callable, Iterable
 
-from django.utils.module_loading import import_string
-
-# Dotted paths, imported on use, so that a dataset's module loads only when it is exported.
-EXPORTERS: dict[str, str] = {
-    "wow": "collect.exporters.wow.export",
-    "curiosity": "collect.exporters.curiosity.export",
-    "wowpp": "annotate.exporters.wowpp.export",
-    "duconv": "collect.exporters.duconv.export",
-    "modelchat": "collect.exporters.modelchat.export",
-}
+from collect import registry
 
 
 # Called once per item written, where someone watches an export's progress (the browser exports).
@@ -44,7 +35,7 @@ class ExportError(Exception):
 
 @dataclass(frozen=True)
 class ExportOptions:
-    campaigns: tuple[str, ...] = ()  # campaign slugs; empty = every campaign of the dataset's protocol
+    campaigns: tuple[str, ...] = ()  # campaign slugs; empty = every campaign of the dataset's task type
     include_incomplete: bool = False
     include_partial: bool = False  # annotation exports (wowpp): also items short of their votes, marked
     seed: int = 0
@@ -55,6 +46,9 @@ class ExportOptions:
     job: str = ""  # annotation job slug, for datasets exported from annotation jobs (wowpp)
     samples: bool = False  # DuConv: test-format samples (one per agent turn) instead of sessions
     segment: bool = False  # DuConv: write collected utterances word-segmented (jieba)
+    # Each human turn also carries an `authenticity` object (turn_authenticity; docs/schemas.md).
+    # Off by default: the original schemas stay byte-identical.
+    authenticity: bool = False
 
     def __post_init__(self) -> None:
         for name in ("holdout_topics", "valid", "test"):
@@ -82,12 +76,24 @@ Exporter = Callable[[Path, ExportOptions], ExportResult]
 
 
 def export_dataset(name: str, out_dir: Path | str, options: ExportOptions | None = None) -> ExportResult:
+    """Write dataset `name` into `out_dir`; ExportError for a dataset nobody exports, or one the
+    exporter refuses (it says why)."""
+    exporter: Exporter | None = None
     try:
-        path = EXPORTERS[name]
-    except KeyError:
-        raise ExportError(f"unknown dataset {name!r}; choose one of: {', '.join(sorted(EXPORTERS))}") from None
-    exporter: Exporter = import_string(path)
-    return exporter(Path(out_dir), options or ExportOptions())
+        exporter = registry.dataset(name).exporter()
+    except ValueError:
+        pass
+    if exporter is None:
+        raise ExportError(f"unknown dataset {name!r}; choose one of: {', '.join(exported_datasets())}")
+    options = options or ExportOptions()
+    if options.authenticity and not registry.dataset_carries_authenticity(name):
+        raise ExportError(f"the {name} export does not carry authenticity objects (docs/authenticity.md)")
+    return exporter(Path(out_dir), options)
+
+
+def exported_datasets() -> list[str]:
+    """The names `export_dataset` accepts."""
+    return registry.dataset_names(exported=True)
 
 
 def stable_fraction(seed: int, kind: str, value: str) -> float:
@@ -162,3 +168,36 @@ class JsonListFiles:
             handle.close()
         for temp in self._temps.values():
             temp.unlink(missing_ok=True)
+
+
+# The version of the exported `authenticity` object (docs/schemas.md); raised on any change of its keys.
+AUTHENTICITY_EXPORT_VERSION = 1
+_RECORD_KEYS = ("compose_ms", "typing_ms", "typed_chars", "inserted_chars", "hidden_ms", "panel_ms", "compositions")
+
+
+def turn_authenticity(stored: Any, flags: Iterable[str] = ()) -> dict[str, Any] | None:
+    """The exported `authenticity` object of one turn, from its stored record
+    (Message.authenticity, collect/authenticity/record.py) and the kinds of the turn's flags:
+
+        {"version": 1, "status": "ok" | "absent" | "invalid", "reason": str, "chars": int,
+         "compose_ms", "typing_ms", "typed_chars", "inserted_chars", "hidden_ms", "panel_ms",
+         "compositions": int | null, "paste": {source: {"count", "chars"}} | null,
+         "passages": [title] | null, "flags": [kind]}
+
+    None for a turn no page sent (a model's, an imported one). The client address's hash is never
+    exported."""
+    if not isinstance(stored, dict):
+        return None
+    client = stored.get("client") if isinstance(stored.get("client"), dict) else None
+    out: dict[str, Any] = {
+        "version": AUTHENTICITY_EXPORT_VERSION,
+        "status": stored.get("client_status", "absent"),
+        "reason": stored.get("reason", ""),
+        "chars": (stored.get("server") or {}).get("chars"),
+    }
+    for key in _RECORD_KEYS:
+        out[key] = client.get(key) if client else None
+    out["paste"] = client.get("paste", {}) if client else None
+    out["passages"] = client.get("passages", []) if client else None
+    out["flags"] = sorted(set(flags))
+    return out

@@ -9,7 +9,7 @@ import logging
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from collect.service_errors import SERVICE_ERRORS, one_line
+from groundwork.service_errors import SERVICE_ERRORS, one_line
 from collect.lifecycle.notify import sweep_notify
 from collect.lifecycle.sweep import sweep_run
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from collect.lifecycle.identity import EntryRefused, Identity
 from collect.lifecycle.links import browser_hash, pseudonym_for
-from collect.models import Assignment, AssignmentStatus, Campaign, Platform, Worker
+from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Platform, Worker
 from collect.services.matchmaking import LIVE_ROOM_STATUSES, assignment_start
 
 
@@ -98,6 +98,11 @@ def entry_admit(*, campaign: Campaign, identity: Identity, browser: str, session
     live = live_assignment(campaign=campaign, worker_id=worker.pk)
     if live:
         return worker, live
+    # Screened out of this study: that ending and its code again, not a new attempt (which would
+    # also be paid a second time).
+    screened = Assignment.objects.filter(campaign=campaign, worker=worker, outcome=Outcome.SCREENED_OUT).order_by("-created").first()
+    if screened is not None:
+        return worker, screened
     if identity.platform == Platform.MTURK:
         # An assignment MTurk has already been sent the result of is not worked twice: its result again.
         spent = Assignment.objects.filter(campaign=campaign, worker=worker, session_id=identity.session_id).exclude(outcome="")

@@ -1,5 +1,5 @@
-"""Heartbeats: a chat process stamps `last_seen` on every member whose room socket it holds open, all
-of them in one UPDATE every STAMP_SECONDS.
+"""Heartbeats: a chat process stamps `last_seen` on every member whose room socket (or waiting
+socket, for a worker still waiting) it holds open, all of them in one UPDATE every STAMP_SECONDS.
 
 A socket stays open only while its page is there to answer: daphne pings a connection that has
 been quiet for a while and closes it when no pong comes (groundwork/serve.py), and a browser
@@ -16,7 +16,7 @@ from collections import Counter
 
 from channels.db import database_sync_to_async
 
-from collect.service_errors import SERVICE_ERRORS, one_line
+from groundwork.service_errors import SERVICE_ERRORS, one_line
 from collect.lifecycle import presence
 
 log = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ STAMP_SECONDS = 15.0
 
 class Heartbeats:
     def __init__(self) -> None:
-        self.open: Counter[int] = Counter()  # member → room sockets open in this process
+        self.open: Counter[int] = Counter()  # member → room and waiting sockets open in this process
         self.stamper: asyncio.Task | None = None
 
     def opened(self, assignment_id: int) -> None:
@@ -55,3 +55,23 @@ class Heartbeats:
 
 
 heartbeats = Heartbeats()
+
+
+class Stamp:
+    """One socket's place in this process's heartbeats: its member is stamped from `hold()` until
+    `release()`, counted once however often either is called (a socket's cleanup may run twice)."""
+
+    def __init__(self, assignment_id: int, beats: Heartbeats = heartbeats) -> None:
+        self.assignment_id = assignment_id
+        self.beats = beats
+        self.held = False
+
+    def hold(self) -> None:
+        if not self.held:
+            self.beats.opened(self.assignment_id)
+            self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            self.beats.closed(self.assignment_id)
+            self.held = False

@@ -36,10 +36,6 @@ def link_signature(*, campaign_slug: str, worker: str) -> str:
     return signature_for(kind=CAMPAIGN_LINKS, slug=campaign_slug, worker=worker)
 
 
-def link_verify(*, campaign_slug: str, worker: str, signature: str) -> bool:
-    return signature_verify(kind=CAMPAIGN_LINKS, slug=campaign_slug, worker=worker, signature=signature)
-
-
 def join_link(*, base: str, campaign_slug: str, worker: str) -> str:
     return signed_link(base=base, kind=CAMPAIGN_LINKS, slug=campaign_slug, worker=worker)
 

@@ -7,7 +7,8 @@ Campaign.onboarding (JSON):
      "roles": {"wizard": {"instructions": "...", "good": ["..."], "bad": ["..."]}, "apprentice": {...}},
      "quiz": [{"question": "...", "choices": ["...", "..."], "answer": 0}, ...]}
 
-A pass is stored as a Qualification and reused; running out of attempts records `screened_out`."""
+A pass is stored as a Qualification and reused; running out of attempts records `screened_out`
+(onboarding_screen_out, for model chat's sample conversation too)."""
 
 from __future__ import annotations
 
@@ -84,5 +85,13 @@ def quiz_submit(*, assignment: Assignment, answers: Mapping[int, int]) -> QuizRe
         qualification.save()
         left = max(0, int(campaign.onboarding.get("max_attempts", 2)) - qualification.attempts)
         if not passed and left == 0:
-            assignment_outcome_set(assignment_id=assignment.pk, outcome=Outcome.SCREENED_OUT)
+            onboarding_screen_out(assignment=assignment)
     return QuizResult(passed=passed, score=score, attempts_left=left)
+
+
+def onboarding_screen_out(*, assignment: Assignment) -> None:
+    """Out of onboarding attempts (the campaign's quiz, or model chat's sample conversation): the
+    assignment ends now as `screened_out`, with that outcome's code and pay. Its status leaves
+    `waiting` with it, so it is never paired and the sweep never times it out as `no_partner`.
+    Nothing changes for an assignment that already has an outcome."""
+    assignment_outcome_set(assignment_id=assignment.pk, outcome=Outcome.SCREENED_OUT)

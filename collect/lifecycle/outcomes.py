@@ -1,10 +1,12 @@
 """How an assignment ended, and the completion code that outcome earns.
 
 Every paid outcome has a code by default, so the partner who was left behind and the worker who
-waited in vain are paid; a worker who stalled, left or returned the task gets none."""
+waited in vain are paid; a worker who stalled, left or returned the task gets none. A model's seat
+(model chat) is no worker: it gets no outcome and no code, only closed when its room ends."""
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Mapping
 
@@ -39,7 +41,7 @@ def assignment_outcome_set(*, assignment_id: int, outcome: str) -> bool:
     same moment wins and the outcome is not recorded."""
     campaign = Campaign.objects.get(assignments__pk=assignment_id)
     fields = {"outcome": outcome, "ended_at": timezone.now(), "completion_code": code_for(campaign, outcome)}
-    open_ = Assignment.objects.filter(pk=assignment_id, outcome="")
+    open_ = Assignment.objects.humans().filter(pk=assignment_id, outcome="")
     if open_.filter(room__isnull=False).update(status=AssignmentStatus.FINISHED, **fields):
         return True
     return open_.filter(room__isnull=True, status=AssignmentStatus.WAITING).update(status=_unpaired_status(outcome), **fields) == 1
@@ -63,8 +65,20 @@ def _unpaired_status(outcome: str) -> str:
 
 def room_outcomes_set(*, room: Room, outcomes: Mapping[str, str]) -> None:
     """Record each member's outcome (by role) for a room that has just ended, in the caller's transaction."""
-    for member in room.members.filter(outcome=""):
+    for member in room.members.humans().filter(outcome=""):
         assignment_outcome_set(assignment_id=member.pk, outcome=outcomes.get(member.role, Outcome.COMPLETED))
+    room.members.model_seats().filter(status=AssignmentStatus.PAIRED).update(status=AssignmentStatus.FINISHED)
+    # Its authenticity signals, for review: off the chat path, once the end has committed.
+    transaction.on_commit(lambda: _signals_queue(room.pk))
+
+
+def _signals_queue(room_id: object) -> None:
+    from collect.tasks import authenticity_signals  # the tasks module imports this one's callers
+
+    try:
+        authenticity_signals.delay(str(room_id))
+    except Exception as error:  # noqa: BLE001 - a lost broker costs the signals until review, never the ending
+        logging.getLogger(__name__).warning("room %s: authenticity signals not queued: %r", room_id, error)
 
 
 def room_finished_outcomes(room: Room) -> dict[str, str]:
@@ -77,9 +91,11 @@ def room_finished_outcomes(room: Room) -> dict[str, str]:
 def rooms_settle(*, limit: int = 500) -> int:
     """Ended rooms whose members still show no outcome (a protocol ended it, or a process died
     between the two writes): give them their outcomes now. Returns how many rooms it settled."""
+    # A model's seat never has an outcome: only a seat still open marks its room unsettled.
+    no_outcome = Assignment.objects.humans().filter(outcome="")
     ended = (
         Room.objects.filter(status__in=(RoomStatus.COMPLETE, RoomStatus.INCOMPLETE))
-        .filter(Q(members__outcome="") | Q(members__status=AssignmentStatus.PAIRED))
+        .filter(Q(members__in=no_outcome) | Q(members__status=AssignmentStatus.PAIRED))
         .distinct()[:limit]
     )
     settled = 0

@@ -11,15 +11,12 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from collect.models import Assignment
+from collect.models import MODEL_PLATFORM, Assignment
 
 # An open socket's member is stamped every heartbeats.STAMP_SECONDS by its process: a member not
 # stamped for this much longer than the grace period is gone even if their disconnect was never
 # processed (their process died).
 PING_SLACK_SECONDS = 45
-# The platform of a model's worker (collect.modelchat): its seat in a room has no socket and no
-# heartbeat, and it is always present.
-MODEL_PLATFORM = "model"
 
 
 def member_connected(*, assignment_id: int, socket: str) -> None:
@@ -50,7 +47,7 @@ def members_seen(*, assignment_ids: Iterable[int]) -> None:
 def gone_filter(*, grace_seconds: float, now: datetime, prefix: str = "") -> Q:
     """Members away longer than the grace period: their socket closed that long ago, or nothing
     was heard from them (ping, frame) for the grace period plus the ping slack. A model's seat is
-    never away."""
+    never away (it has no socket and no heartbeat)."""
     closed = now - timedelta(seconds=grace_seconds)
     silent = now - timedelta(seconds=grace_seconds + PING_SLACK_SECONDS)
     away = Q(**{f"{prefix}left_at__lte": closed}) | Q(**{f"{prefix}last_seen__lte": silent}) | Q(

@@ -3,7 +3,8 @@
 (collect.lifecycle.background). Every step is idempotent, so two sweeps at once are harmless.
 
 - waiting assignments past the campaign's wait timeout → `no_partner`; those whose page went away
-  (no ping for the grace period) → `left`;
+  (its last socket closed the grace period ago, or no heartbeat for the grace period plus the
+  slack) → `left`;
 - live rooms with a member away past the grace period → `left` for them, `partner_left` for the
   other (both `left` when both are gone); a model's seat (model chat) is never away;
 - live rooms idle past the turn timeout → `stalled` for the member whose move it was,
@@ -24,7 +25,7 @@ from django.utils import timezone
 from collect.lifecycle.outcomes import assignment_outcome_set, room_outcomes_set, rooms_settle
 from collect.lifecycle.presence import gone_filter
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus
-from collect.protocols import get_protocol
+from collect import registry
 from collect.services.matchmaking import LIVE_ROOM_STATUSES, WAITING_STALE_SECONDS
 from groundwork import metrics
 
@@ -57,11 +58,13 @@ def sweep_run(*, now: datetime | None = None) -> SweepResult:
 def _end_waits(campaign: Campaign, now: datetime) -> list[int]:
     waiting = Assignment.objects.filter(campaign=campaign, status=AssignmentStatus.WAITING)
     expired = now - timedelta(seconds=campaign.wait_timeout_seconds)
+    closed = now - timedelta(seconds=campaign.disconnect_grace_seconds)
     silent = now - timedelta(seconds=campaign.disconnect_grace_seconds + WAITING_STALE_SECONDS)
     ended = []
-    for pk, created, last_seen in waiting.filter(Q(created__lte=expired) | Q(last_seen__lte=silent)).values_list(
-        "pk", "created", "last_seen"
-    ):
+    # An open waiting socket is stamped by its process (lifecycle.heartbeats) and a closed one
+    # sets left_at, so the grace counts from the close, as in a room.
+    away = Q(left_at__lte=closed) | Q(last_seen__lte=silent)
+    for pk, created in waiting.filter(Q(created__lte=expired) | away).values_list("pk", "created"):
         outcome = Outcome.NO_PARTNER if created <= expired else Outcome.LEFT
         if assignment_outcome_set(assignment_id=pk, outcome=outcome):
             ended.append(pk)
@@ -91,34 +94,50 @@ def _end_abandoned_rooms(campaign: Campaign, now: datetime) -> list[str]:
                 _finish(room, RoomStatus.INCOMPLETE, "both workers left", {role: Outcome.LEFT for role in gone_roles})
             else:
                 (role,) = gone_roles
-                partner = get_protocol(campaign.protocol).partner_of(role)
+                partner = registry.protocol(campaign.protocol).partner_of(role)
                 _finish(room, RoomStatus.INCOMPLETE, f"the {role} left", {role: Outcome.LEFT, partner: Outcome.PARTNER_LEFT})
         ended.append(str(room_id))
     return ended
 
 
 def _end_stalled_rooms(campaign: Campaign, now: datetime) -> list[str]:
-    idle = now - timedelta(seconds=campaign.turn_timeout_seconds)
+    # Rooms idle past the shortest time any move has are candidates; each is then held to the
+    # time of the move it waits for (a protocol may give each role its own: turn_timeout_of).
+    protocol = registry.protocol(campaign.protocol)
+    statuses = {protocol.setup_status, RoomStatus.CHATTING}
+    shortest = min(
+        [campaign.turn_timeout_seconds]
+        + [protocol.turn_timeout_seconds(campaign=campaign, role=role, status=status) for role in protocol.roles for status in statuses]
+    )
+    candidates = now - timedelta(seconds=shortest)
     ended = []
-    for room_id in list(Room.objects.filter(campaign=campaign, status__in=LIVE_ROOM_STATUSES, activity_at__lte=idle).values_list("pk", flat=True)):
+    for room_id in list(Room.objects.filter(campaign=campaign, status__in=LIVE_ROOM_STATUSES, activity_at__lte=candidates).values_list("pk", flat=True)):
         with transaction.atomic():
             room = _locked_live(room_id)
-            if room is None or room.activity_at > idle:
+            if room is None or room.activity_at > now - timedelta(seconds=turn_timeout_of(room)):
                 continue
             if room.status == RoomStatus.RATING:
                 _finish(room, RoomStatus.COMPLETE, "rating skipped: no rating in time", {})
             else:
                 role = turn_role(room)
-                partner = get_protocol(campaign.protocol).partner_of(role)
+                partner = registry.protocol(campaign.protocol).partner_of(role)
                 outcomes = {role: Outcome.STALLED, partner: Outcome.PARTNER_STALLED}
                 _finish(room, RoomStatus.INCOMPLETE, f"the {role} did not reply in time", outcomes)
         ended.append(str(room_id))
     return ended
 
 
+def turn_timeout_of(room: Room) -> int:
+    """Seconds the room's current move has (the rating step: the campaign's turn timeout)."""
+    if room.status == RoomStatus.RATING:
+        return room.campaign.turn_timeout_seconds
+    protocol = registry.protocol(room.campaign.protocol)
+    return protocol.turn_timeout_seconds(campaign=room.campaign, role=turn_role(room), status=room.status)
+
+
 def turn_role(room: Room) -> str:
     """The member whose move it is: the next speaker while chatting, else the protocol's setup role."""
-    protocol = get_protocol(room.campaign.protocol)
+    protocol = registry.protocol(room.campaign.protocol)
     if room.status == RoomStatus.CHATTING:
         return protocol.next_role(room, room.messages.count())
     return protocol.setup_role(room)

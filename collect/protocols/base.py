@@ -8,6 +8,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from django.db.models import Count, QuerySet
+
 from collect.models import Campaign, Message, Room, RoomStatus
 
 
@@ -25,13 +27,18 @@ class Protocol:
     roles: tuple[str, str] = ("", "")
     setup_status: str = RoomStatus.CHATTING
     rating_roles: tuple[str, ...] = ()
+    # The dashboard's title for Room.rating, naming who rated whom; empty: the protocol stores no
+    # rating there (it overrides rating_histograms, or has no rating).
+    rating_title = ""
     # Whether `knowledge` frames ({"passages": [...]}) get a second, reranked `knowledge.reranked`.
     reranks_knowledge = False
     # Whether after_message stores retrieval on the message (Message.retrieved_passages): such work
     # must survive a crash between the commit and the retrieval (collect/services/knowledge.py).
     retrieves_per_message = False
-    # Whether the partner seat may be a model that replies after each message (model_chat).
-    partner_may_be_model = False
+    # The worker's chat page (a template of the task type's package).
+    room_template = ""
+    # What the onboarding page calls each role.
+    role_titles: dict[str, str] = {}
     # frame type → method name; called as method(room=<locked>, assignment=, frame=) -> Effect
     # inside one transaction
     actions: dict[str, str] = {}
@@ -101,6 +108,55 @@ class Protocol:
     def rated(self, room: Room) -> bool:
         return True
 
+    def rating_histograms(self, *, campaign: Campaign, rooms: QuerySet[Room]) -> list[tuple[str, list[tuple[str, int]]]]:
+        """The dashboard's rating charts for these ended rooms: [(title, [(value "1".."5", rooms)])],
+        one per rating the protocol collects, each titled by its roles."""
+        if not self.rating_title:
+            return []
+        return [(self.rating_title, histogram(rooms.exclude(rating=None).values_list("rating").annotate(n=Count("id"))))]
+
+    def room_template_for(self, role: str) -> str:
+        """The chat page of a member in `role`."""
+        return self.room_template
+
+    def message_relayed(self, *, room_id: str, seq: int) -> None:
+        """On the event loop, once message `seq` is stored, acknowledged and broadcast: work that
+        answers it (a model partner's reply) starts here, as a task of its own."""
+
+    def action_relayed(self, *, room_id: str, name: str) -> None:
+        """On the event loop, once the protocol's action `name` (one of `actions`) has committed and
+        its answer and broadcasts are out, and again when a resend of an applied one arrives: work
+        that follows from it (a search the wizard typed; the reply a person picked, posted by a
+        model partner's seat) starts here, as a task of its own, never on the event loop and never
+        inside the action's transaction, which holds the room's lock. It must be idempotent: a
+        resend starts it again."""
+
+    def room_synced(self, *, room_id: str) -> None:
+        """On the event loop, after a member's `sync`: work owed to the room that a dead process
+        may have left undone (a model reply that never came) is started again here."""
+
+    def turn_timeout_seconds(self, *, campaign: Campaign, role: str, status: str) -> int:
+        """Seconds the member in `role` has for their move in a room of `status` (`chatting`: the
+        reply; the setup status: the setup step) before the sweep ends the room as stalled
+        (collect.lifecycle.sweep), counted from the room's last step. Default: the campaign's
+        turn_timeout_seconds for every role and step; a protocol may give each role its own."""
+        return campaign.turn_timeout_seconds
+
+    def config_problems(self, campaign: Campaign) -> list[str]:
+        """What is wrong with an unsaved campaign's protocol_config (and knowledge source), each
+        problem a sentence; [] when the campaign can open rooms. The admin form shows them."""
+        return []
+
+    def review_checks(self, checks: Any, *, messages: list[Message], role: str | None) -> None:
+        """Add this task type's automatic review checks of people's `messages` (one role's, or all
+        when `role` is None) to `checks` (collect.review.checks.Checks)."""
+
     def action(self, name: str) -> Callable[..., Effect] | None:
         method = self.actions.get(name)
         return getattr(self, method) if method else None
+
+
+def histogram(counts: Any, values: range = range(1, 6)) -> list[tuple[str, int]]:
+    """[(value, n)] for every value of a 1–5 scale, from (value, n) rows (a grouped count)."""
+    found = dict(counts)
+    return [(str(v), found.get(v, 0)) for v in values]

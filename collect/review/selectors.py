@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 
 from collect.models import Assignment, Campaign, Decision, Message
+from collect.models_authenticity import AuthenticityFlag, FlagKind
 from collect.models_paid import ProviderStatus
 from collect.review.checks import room_checks
 
@@ -17,11 +18,16 @@ DECISION_TEXT = {Decision.APPROVED: "approved", Decision.SOFT_REJECTED: "soft-re
 
 
 def finished_assignments(*, campaign: Campaign) -> QuerySet[Assignment]:
+    """The workers' finished assignments, newest first; a model's seat is not reviewed or paid."""
     return (
-        Assignment.objects.filter(campaign=campaign)
+        Assignment.objects.humans()
+        .filter(campaign=campaign)
         .exclude(outcome="")
         .select_related("worker", "room", "campaign")
-        .prefetch_related(Prefetch("room__messages", queryset=Message.objects.order_by("seq")), "review_actions")
+        .prefetch_related(
+            Prefetch("room__messages", queryset=Message.objects.order_by("seq")), "review_actions",
+            Prefetch("authenticity_flags", queryset=AuthenticityFlag.objects.order_by("seq", "kind")),
+        )
         .order_by("-ended_at", "-pk")
     )
 
@@ -66,6 +72,8 @@ def review_row(assignment: Assignment) -> dict[str, Any]:
         "seconds": seconds_spent(assignment),
         "notes": assignment.notes,
         "checks": checks.flags if checks else [],
+        # Evidence for the reviewer, never a decision (collect/authenticity/signals.py).
+        "authenticity": [authenticity_flag_row(flag) for flag in assignment.authenticity_flags.all()],
         "turns": sum(1 for m in assignment.room.messages.all() if m.role == assignment.role) if assignment.room_id else 0,
         "dialogue": [
             {"seq": m.seq, "role": m.role, "text": m.text, "checked": checked_text(m.checked_sentence)} for m in assignment.room.messages.all()
@@ -75,6 +83,24 @@ def review_row(assignment: Assignment) -> dict[str, Any]:
             for a in assignment.review_actions.all()
         ],
     }
+
+
+def authenticity_flag_row(flag: AuthenticityFlag) -> dict[str, Any]:
+    """One flag as the review page and its CSV show it: the turn (None: the whole seat), the
+    signal, its label and the values it saw."""
+    return {
+        "seq": flag.seq, "kind": flag.kind, "label": FlagKind(flag.kind).label if flag.kind in FlagKind.values else flag.kind,
+        "evidence": flag.evidence,
+        "evidence_text": ", ".join(f"{key}: {value}" for key, value in flag.evidence.items() if value not in (None, "", [])),
+    }
+
+
+def review_rows(*, campaign: Campaign, sort: str = "") -> list[dict[str, Any]]:
+    """The review page's rows: newest first, or with `sort` "flags" the most flagged first."""
+    rows = [review_row(a) for a in finished_assignments(campaign=campaign)]
+    if sort == "flags":
+        rows.sort(key=lambda row: len(row["authenticity"]), reverse=True)
+    return rows
 
 
 def checked_text(checked: object) -> str | None:
@@ -114,4 +140,36 @@ def decisions_csv(*, campaign: Campaign) -> str:
     for assignment in finished_assignments(campaign=campaign):
         row = review_row(assignment)
         writer.writerow({**row, "approved": int(row["approved"]), "checks": "; ".join(row["checks"])})
+    return out.getvalue()
+
+
+AUTHENTICITY_FIELDS = ["worker", "role", "room", "seq", "compose_ms", "typing_ms", "typed_chars", "inserted_chars",
+                       "pasted_knowledge_chars", "pasted_partner_chars", "pasted_outside_chars", "hidden_ms", "panel_ms",
+                       "passages_opened", "client_status", "flags"]
+
+
+def authenticity_csv(*, campaign: Campaign) -> str:
+    """One row per human turn of the campaign's finished assignments, for analysis: the record's
+    values (docs/authenticity.md) and the turn's flags. Pseudonymous worker ids only."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=AUTHENTICITY_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for assignment in finished_assignments(campaign=campaign):
+        flags: dict[int | None, list[str]] = {}
+        for flag in assignment.authenticity_flags.all():
+            flags.setdefault(flag.seq, []).append(flag.kind)
+        for message in assignment.room.messages.all() if assignment.room_id else []:
+            if message.sender_id != assignment.pk:
+                continue
+            record = message.authenticity if isinstance(message.authenticity, dict) else {}
+            client = record.get("client") or {}
+            paste = client.get("paste", {})
+            writer.writerow({
+                "worker": assignment.worker.pseudonym, "role": assignment.role, "room": str(assignment.room_id), "seq": message.seq,
+                **{key: client.get(key, "") for key in ("compose_ms", "typing_ms", "typed_chars", "inserted_chars", "hidden_ms", "panel_ms")},
+                **{f"pasted_{source}_chars": paste.get(source, {}).get("chars", 0) if client else "" for source in ("knowledge", "partner", "outside")},
+                "passages_opened": len(client.get("passages", [])) if client else "",
+                "client_status": record.get("client_status", "absent"),
+                "flags": " ".join(flags.get(message.seq, []) + flags.get(None, [])),
+            })
     return out.getvalue()

@@ -70,7 +70,11 @@ def review_apply(*, campaign: Campaign, assignment_ids: Sequence[int], request: 
     ids = sorted(set(assignment_ids))
     with transaction.atomic():
         assignments = list(
-            Assignment.objects.select_for_update(of=("self",)).select_related("worker").filter(campaign=campaign, pk__in=ids).order_by("pk")
+            Assignment.objects.humans()
+            .select_for_update(of=("self",))
+            .select_related("worker")
+            .filter(campaign=campaign, pk__in=ids)
+            .order_by("pk")
         )
         _check(request, assignments, len(ids), currency=campaign.currency)
         actions = [_record(a, request, staff) for a in assignments]

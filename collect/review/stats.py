@@ -1,5 +1,6 @@
 """The live campaign dashboard's numbers: who is waiting and chatting now, rooms ended per hour,
-outcome shares, median duration and turns, ratings, and the money owed."""
+outcome shares, median duration and turns, ratings, and the money owed. Worker figures count people
+only, never a model's seat (Assignment.objects.humans())."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.utils import timezone
 
 from collect.lifecycle.onboarding import qualification_name
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Qualification, Room, RoomStatus
+from collect import registry
 from collect.review.selectors import owed_cents
 from collect.services.matchmaking import LIVE_ROOM_STATUSES
 
@@ -21,9 +23,8 @@ HOURS = 12
 def campaign_stats(*, campaign: Campaign) -> dict[str, Any]:
     now = timezone.now()
     ended = Room.objects.filter(campaign=campaign, status__in=(RoomStatus.COMPLETE, RoomStatus.INCOMPLETE))
-    outcomes = dict(
-        Assignment.objects.filter(campaign=campaign).exclude(outcome="").values_list("outcome").annotate(n=Count("id")).values_list("outcome", "n")
-    )
+    workers = Assignment.objects.humans().filter(campaign=campaign)
+    outcomes = dict(workers.exclude(outcome="").values_list("outcome").annotate(n=Count("id")).values_list("outcome", "n"))
     total = sum(outcomes.values())
     since = now - timedelta(hours=HOURS)
     per_hour: dict[int, list[int]] = {h: [0, 0] for h in range(HOURS)}
@@ -31,9 +32,8 @@ def campaign_stats(*, campaign: Campaign) -> dict[str, Any]:
         slot = min(HOURS - 1, int((now - when).total_seconds() // 3600))
         per_hour[slot][0 if status == RoomStatus.COMPLETE else 1] += 1
     complete = list(ended.filter(status=RoomStatus.COMPLETE).annotate(n=Count("messages")).values_list("created", "ended", "n"))
-    ratings = dict(ended.exclude(rating=None).values_list("rating").annotate(n=Count("id")).values_list("rating", "n"))
-    finished = Assignment.objects.filter(campaign=campaign).exclude(outcome="").select_related("campaign")
-    waiting = Assignment.objects.filter(campaign=campaign, status=AssignmentStatus.WAITING)
+    finished = workers.exclude(outcome="").select_related("campaign")
+    waiting = workers.filter(status=AssignmentStatus.WAITING)
     onboarding = waiting.none()
     if isinstance(campaign.onboarding, dict) and campaign.onboarding.get("quiz"):
         passed = Qualification.objects.filter(name=qualification_name(campaign), passed=True).values("worker_id")
@@ -51,6 +51,7 @@ def campaign_stats(*, campaign: Campaign) -> dict[str, Any]:
         "outcomes": [(str(o), outcomes.get(str(o), 0), outcomes.get(str(o), 0) / total if total else 0.0) for o in Outcome],
         "median_minutes": round(median(durations) / 60, 1) if (durations := [(e - c).total_seconds() for c, e, _ in complete if e]) else None,
         "median_turns": median(n for _, _, n in complete) if complete else None,
-        "ratings": [(str(r), ratings.get(r, 0)) for r in range(1, 6)],
+        # Each rating the task type collects, titled by who rated whom: [(title, [(value, rooms)])].
+        "ratings": registry.protocol(campaign.protocol).rating_histograms(campaign=campaign, rooms=ended),
         "owed_cents": sum(owed_cents(a) for a in finished),
     }

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from collect.models import Message
-from collect.protocols import get_protocol
+from collect import registry
 from collect.services import rooms
 from groundwork.batching import Batcher
 from retrieval.rerank import rerank_timeout_s
@@ -36,14 +36,11 @@ def knowledge_in_celery() -> bool:
 
 
 def _retrieving_protocols() -> list[str]:
-    from collect.models import Campaign
-
-    names = [value for value, _ in Campaign._meta.get_field("protocol").choices]
-    return [name for name in names if get_protocol(name).retrieves_per_message]
+    return [name for name in registry.task_type_names() if registry.protocol(name).retrieves_per_message]
 
 
 def message_lacks_knowledge(message: Message, protocol_name: str) -> bool:
-    return get_protocol(protocol_name).retrieves_per_message and message.retrieved_passages is None
+    return registry.protocol(protocol_name).retrieves_per_message and message.retrieved_passages is None
 
 
 def messages_missing_knowledge(*, room_id: Any = None, older_than_s: float = 0.0, limit: int = 500) -> list[int]:

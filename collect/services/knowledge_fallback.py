@@ -12,6 +12,7 @@ future: done once it was left to a worker, or retrieved here and published."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import weakref
 from collections import deque
@@ -25,7 +26,8 @@ from django.db import close_old_connections
 
 from collect.models import Message
 from collect.services import rooms
-from collect.services.knowledge_claims import claims_check_for_fallback, claims_take_for_fallback
+from collect.consumers.db import retried_once
+from collect.services.knowledge_claims import claim_release, claims_check_for_fallback, claims_take_for_fallback
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,9 @@ class _Due:
     deadline: float
     waits: int  # deadlines waited so far, this one included
     decided: asyncio.Future
+    # The scheduling socket's context: its retrieval here runs in it, so that its log lines name
+    # that message's room (groundwork/logs.py), not the room of whichever socket started the queue.
+    context: contextvars.Context
 
 
 class _Queue:
@@ -126,9 +131,10 @@ def fallback_schedule(*, message_id: int, publish: Publish) -> asyncio.Future | 
     decided = loop.create_future()
     _decisions.add(decided)
     decided.add_done_callback(_decisions.discard)
-    queue.items.append(_Due(loop.time() + deadline, message_id, publish, deadline, 1, decided))
+    queue.items.append(_Due(loop.time() + deadline, message_id, publish, deadline, 1, decided, contextvars.copy_context()))
     if queue.task is None or queue.task.done():  # it ends whenever its queue runs empty
-        queue.task = loop.create_task(queue.run())
+        # A context of its own: the queue decides for every room's messages, so it names none.
+        queue.task = loop.create_task(queue.run(), context=contextvars.Context())
     return decided
 
 
@@ -145,7 +151,7 @@ def _settle(due: _Due) -> None:
 
 
 def _retrieve_soon(due: _Due, *, by_database: bool) -> None:
-    task = asyncio.get_running_loop().create_task(_retrieve_here(due, by_database=by_database))
+    task = asyncio.get_running_loop().create_task(_retrieve_here(due, by_database=by_database), context=due.context)
     _retrievals.add(task)
     task.add_done_callback(_retrievals.discard)
     task.add_done_callback(lambda _: _settle(due))
@@ -162,7 +168,8 @@ def _still_lacking(message_id: int) -> bool:
 def _retrieve(message_id: int) -> rooms.After:
     close_old_connections()
     try:
-        return rooms.message_after(message_id=message_id)
+        # Once more on a new connection if the database dropped this one (retrieval saves once).
+        return retried_once(rooms.message_after)(message_id=message_id)
     finally:
         close_old_connections()
 
@@ -182,6 +189,10 @@ async def _retrieve_here(due: _Due, *, by_database: bool) -> None:
         return
     except Exception:
         log.exception("message %s: retrieval failed here too; the knowledge sweep will try again", message_id)
+        if not by_database:
+            # The claim is this process's: let it go, so that a page's `sync` has a worker retrieve
+            # the message now rather than after CLAIM_TTL_S.
+            await sync_to_async(claim_release, thread_sensitive=False)(message_id)
         return
     waited = due.deadline * due.waits
     log.warning("message %s: no worker started its retrieval within %.1f s; the chat process retrieved it", message_id, waited)

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus, Worker
-from collect.protocols import get_protocol
+from collect import registry
 
 # A waiting worker's page asks for its status every 5 s (static/js/waiting.js); one silent for longer
 # than this has left.
@@ -100,7 +100,7 @@ def room_pair(*, assignment_id: int) -> Room | None:
 
 
 def _claim_pair(campaign: Campaign, me: Assignment, partner: Assignment) -> Room | None:
-    protocol = get_protocol(campaign.protocol)
+    protocol = registry.protocol(campaign.protocol)
     with transaction.atomic():
         claimed = Assignment.objects.filter(pk__in=[me.pk, partner.pk], status=AssignmentStatus.WAITING).update(
             status=AssignmentStatus.PAIRED

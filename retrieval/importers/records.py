@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
+from groundwork.surrogates import lone_surrogate
 from retrieval.models import Article
 
 TITLE_MAX = Article._meta.get_field("title").max_length
@@ -75,4 +76,11 @@ def json_object(where: str, raw: bytes) -> dict[str, Any] | BadRecord:
         return BadRecord(where, f"invalid JSON ({error.msg} at column {error.colno})")
     if not isinstance(obj, dict):
         return BadRecord(where, f"expected a JSON object, got {type(obj).__name__}")
-    return obj
+    return surrogate_problem(where, obj) or obj
+
+
+def surrogate_problem(where: str, value: object) -> BadRecord | None:
+    """A BadRecord when some string of `value` holds a lone surrogate: stored, it breaks every page
+    and export that shows it (groundwork.surrogates)."""
+    found = lone_surrogate(value)
+    return None if found is None else BadRecord(where, found.problem())

@@ -6,14 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from retrieval.importers.records import BadRecord, Record, check_record
+from retrieval.importers.records import BadRecord, Record, check_record, surrogate_problem
 from retrieval.importers.whole_json import read_object
 
 
 def read(path: Path) -> Iterator[Record | BadRecord]:
     for number, (title, sentences) in enumerate(read_object(path).items(), start=1):
         where = f"record {number}"
-        if not isinstance(sentences, list):
+        if bad := surrogate_problem(where, {title: sentences}):
+            yield bad
+        elif not isinstance(sentences, list):
             kind = type(sentences).__name__
             yield BadRecord(where, f"the value of {title!r} must be a list of sentences, not {kind}")
         else:

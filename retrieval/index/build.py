@@ -1,33 +1,33 @@
 """Build a source's TF-IDF index from its articles ("title + lead" per article), streaming them from
 the database into the chunked writer, with memory bounded by `memory_mb` (default
-GROUNDWORK_INDEX_BUILD_MEMORY_MB) whatever the size of the source."""
+settings.INDEX_BUILD_MEMORY_MB) whatever the size of the source. The articles' titles are stored
+beside it (retrieval/titles.py: the titles a chat turn names), ~30 bytes per title besides its text."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from django.conf import settings
 
-from groundwork.env import env_int
 from retrieval.index.chunked import term_major_write
 from retrieval.index.store import build_dir_create, build_publish
 from retrieval.index.vectorizer import BM25_B, BM25_K1, DEFAULT_FEATURES, TOKEN_PATTERN, make_vectorizer, stop_words_for
 from retrieval.models import Article, KnowledgeSource
+from retrieval.titles import TitleIndexWriter
 from retrieval.words import language_code, terms_for
 
 READ_BATCH = 2000  # rows fetched per database round trip
 
 
 def build_memory_mb() -> int:
-    return env_int("GROUNDWORK_INDEX_BUILD_MEMORY_MB", 512, minimum=16)
+    return int(settings.INDEX_BUILD_MEMORY_MB)
 
 
 def build_workers() -> int:
-    """Vectorising processes: GROUNDWORK_INDEX_BUILD_WORKERS, else one per core."""
-    return env_int("GROUNDWORK_INDEX_BUILD_WORKERS", os.cpu_count() or 1, minimum=1)
+    """Vectorising processes: GROUNDWORK_INDEX_BUILD_WORKERS, by default one per core."""
+    return int(settings.INDEX_BUILD_WORKERS)
 
 
 def index_build(
@@ -47,12 +47,14 @@ def index_build(
     vectorizer = make_vectorizer(n_features=n_features, token_pattern=TOKEN_PATTERN, stop_words=stop_words,
                                  tokenizer=terms_for(words))
     build = build_dir_create(index_dir=settings.INDEX_DIR, slug=source.slug)
+    titles = TitleIndexWriter()
     try:
         sizes = term_major_write(
-            _article_texts(source_id), build=build, vectorizer=vectorizer,
+            _article_texts(source_id, titles), build=build, vectorizer=vectorizer,
             memory_mb=build_memory_mb() if memory_mb is None else memory_mb,
             workers=workers or build_workers(), progress=progress,
         )
+        titles.save(build)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)  # never leave a half-written build behind
         raise
@@ -72,7 +74,8 @@ def index_build(
     return meta
 
 
-def _article_texts(source_id: int) -> Iterator[tuple[int, str]]:
+def _article_texts(source_id: int, titles: TitleIndexWriter) -> Iterator[tuple[int, str]]:
     rows = Article.objects.filter(source_id=source_id).order_by("pk").values_list("pk", "title", "lead")
     for pk, title, lead in rows.iterator(chunk_size=READ_BATCH):
+        titles.add(pk, title)
         yield pk, f"{title}\n{lead}"

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from retrieval.index.term_major import ARRAYS, TermMajorIndex
+from retrieval.titles import title_index_load
 
 VERSION = 1
 T = TypeVar("T")
@@ -55,14 +56,6 @@ def build_publish(*, index_dir: Path, slug: str, build: Path, meta: dict[str, ob
     return build
 
 
-def index_publish(*, index_dir: Path, slug: str, arrays: dict[str, np.ndarray], meta: dict[str, object]) -> Path:
-    """Write a complete build from in-memory arrays and make it the current one for `slug`."""
-    build = build_dir_create(index_dir=index_dir, slug=slug)
-    for name in ARRAYS:
-        np.save(build / f"{name}.npy", arrays[name])
-    return build_publish(index_dir=index_dir, slug=slug, build=build, meta=meta)
-
-
 def _stamp(build_name: str) -> int:
     return int(build_name.split("-", 1)[0])
 
@@ -73,7 +66,8 @@ def index_load(*, index_dir: Path, slug: str) -> TermMajorIndex:
     def load(build: Path, meta: dict[str, Any]) -> TermMajorIndex:
         if meta.get("version") != VERSION:
             raise FileNotFoundError(f"{build} was built by index version {meta.get('version')}; rebuild it")
-        return TermMajorIndex(meta=meta, **{name: np.load(build / f"{name}.npy", mmap_mode="r") for name in ARRAYS})
+        arrays = {name: np.load(build / f"{name}.npy", mmap_mode="r") for name in ARRAYS}
+        return TermMajorIndex(meta=meta, **arrays, titles=title_index_load(build))
 
     return published_load(index_dir / slug, load)
 

@@ -13,6 +13,7 @@ from sklearn.feature_extraction.text import HashingVectorizer
 
 from retrieval.index.hashing import TextHasher
 from retrieval.index.vectorizer import make_vectorizer, sublinear_tf
+from retrieval.titles import TitleIndex
 from retrieval.words import terms_for
 
 # terms: sorted hashed ids present; idf: per present term; indptr/indices/data: CSR over those terms
@@ -32,6 +33,7 @@ class TermMajorIndex:
     indices: np.ndarray
     data: np.ndarray
     doc_ids: np.ndarray
+    titles: TitleIndex | None = None  # the articles' titles (retrieval/titles.py); None in a build made without them
 
     @cached_property
     def vectorizer(self) -> HashingVectorizer:

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.conf import settings
 
-from groundwork.env import env_str
 from groundwork.file_lock import file_lock_exclusive
 from retrieval.index.store import build_dir_create, build_publish, published_load
 from retrieval.models import Sentence
@@ -40,7 +39,6 @@ log = logging.getLogger(__name__)
 SUFFIX = ".vectors"
 WORK = ".vectors-work"
 CHUNK = 2048  # sentences per chunk file: what a crash can cost, and what one encode call holds
-MODES = ("auto", "on", "off")
 
 
 class VectorsBusy(RuntimeError):
@@ -48,15 +46,11 @@ class VectorsBusy(RuntimeError):
 
 
 def vectors_mode() -> str:
-    """GROUNDWORK_SENTENCE_VECTORS: whether an index build is followed by a vectors build.
-    auto: queued on the Celery `index` queue when there is a broker (never inline: it takes minutes
-    on a CPU); on: also inline when tasks run in-process; off: only by build_vectors."""
-    value = env_str("GROUNDWORK_SENTENCE_VECTORS", "auto").strip().lower() or "auto"
-    if value not in MODES:
-        from django.core.exceptions import ImproperlyConfigured
-
-        raise ImproperlyConfigured(f"GROUNDWORK_SENTENCE_VECTORS={value!r} must be one of {', '.join(MODES)}")
-    return value
+    """settings.SENTENCE_VECTORS (GROUNDWORK_SENTENCE_VECTORS): whether an index build is followed
+    by a vectors build. auto: queued on the Celery `index` queue when there is a broker (never
+    inline: it takes minutes on a CPU); on: also inline when tasks run in-process; off: only by
+    build_vectors."""
+    return str(settings.SENTENCE_VECTORS)
 
 
 def vectors_after_index(source_id: int) -> str:

@@ -1,22 +1,19 @@
-"""Ranker settings, read from the environment with the project's strict parsers (a bad value stops
-the process naming the variable). Read on each call, not at import, so a process (or a test) sees
-the values in force. settings.py belongs to the project; these live here to stay in one place."""
+"""The live ranker's configuration, from django.conf.settings (read from the environment at start-up
+by groundwork/settings.py): which ranker, which checkpoint or shipped model, where and how it runs.
+Read on each call, so a test's settings override applies; what depends on files (is the checkpoint
+one, does it fit the ranker) is checked here, naming the variable."""
 
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-
-from groundwork.env import env_float, env_int, env_str
 
 RANKERS = ("tfidf", "tfidf-paper", "neural", "hybrid", "learned")
 DEVICES = ("auto", "cpu", "cuda")
-MODES = ("auto", "process", "celery")
-FEATURES = ("auto", "lexical", "minilm")
 # Learned models shipped with Groundwork (fitted on the WOW++ test-seen file; provenance and the data's
 # CC BY-SA attribution are inside each learned.json and in ATTRIBUTION.md): the live ranker without
 # a configured checkpoint.
@@ -40,7 +37,7 @@ class RankerConfig:
 
 
 def ranker_config() -> RankerConfig:
-    raw_checkpoint = env_str("GROUNDWORK_RERANKER_CHECKPOINT").strip()
+    raw_checkpoint = settings.RERANKER_CHECKPOINT
     checkpoint = Path(raw_checkpoint) if raw_checkpoint else None
     learned = checkpoint is not None and (checkpoint / "learned.json").is_file()
     if checkpoint is not None and not learned and not (checkpoint / "reranker.json").is_file():
@@ -50,9 +47,8 @@ def ranker_config() -> RankerConfig:
         )
     # The checkpoint says which ranker it is for; without one, the shipped learned model.
     default = "learned" if checkpoint is None or learned else "hybrid"
-    ranker = _choice("GROUNDWORK_RANKER", default, RANKERS)
-    device = _choice("GROUNDWORK_RERANK_DEVICE", "auto", DEVICES)
-    features = _choice("GROUNDWORK_RANKER_FEATURES", "auto", FEATURES)
+    ranker = settings.RANKER or default
+    device, features = settings.RERANK_DEVICE, settings.RANKER_FEATURES
     bundled = ranker == "learned" and checkpoint is None
     if bundled:
         checkpoint, learned = default_model_dir(features=features, device=device), True
@@ -69,18 +65,15 @@ def ranker_config() -> RankerConfig:
     if (ranker == "learned") != learned:
         kind = "a learned ranker model" if learned else "a cross-encoder checkpoint"
         raise ImproperlyConfigured(f"GROUNDWORK_RANKER={ranker} does not fit GROUNDWORK_RERANKER_CHECKPOINT ({kind})")
-    weight = env_float("GROUNDWORK_RERANK_HYBRID_WEIGHT", 0.5, minimum=0.0)
-    if weight > 1.0:
-        raise ImproperlyConfigured(f"GROUNDWORK_RERANK_HYBRID_WEIGHT={weight} must be at most 1")
     return RankerConfig(
         ranker=ranker,
         checkpoint=checkpoint,
         device=device,
-        batch_size=env_int("GROUNDWORK_RERANK_BATCH", 32, minimum=1),
-        threads=env_int("GROUNDWORK_RERANK_THREADS", 0, minimum=0),
-        timeout_s=env_float("GROUNDWORK_RERANK_TIMEOUT_S", 10.0, minimum=0.1),
-        hybrid_weight=weight,
-        mode=_choice("GROUNDWORK_RERANK_MODE", "auto", MODES),
+        batch_size=settings.RERANK_BATCH,
+        threads=settings.RERANK_THREADS,
+        timeout_s=settings.RERANK_TIMEOUT_S,
+        hybrid_weight=settings.RERANK_HYBRID_WEIGHT,
+        mode=settings.RERANK_MODE,
         bundled=bundled,
         minilm_where_stored=bundled and features == "auto" and checkpoint is not None and checkpoint.name == "lexical" and minilm_shipped(),
     )
@@ -114,10 +107,3 @@ def cuda_available() -> bool:
     import torch
 
     return bool(torch.cuda.is_available())
-
-
-def _choice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    value = os.environ.get(name, "").strip().lower() or default
-    if value not in choices:
-        raise ImproperlyConfigured(f"{name}={value!r} must be one of {', '.join(choices)}")
-    return value

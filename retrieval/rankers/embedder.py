@@ -13,6 +13,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
+# Before sentence-transformers imports huggingface_hub, which reads it then: never reach for the hub
+# (written, not read; cross_encoder.py says the same).
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Reading WOW++ files (SCHEMAS.md §3) as ranking examples: a dialogue context and its annotated
+"""Reading WOW++ files (docs/schemas.md#wow) as ranking examples: a dialogue context and its annotated
 candidate sentences with the fraction of annotators who picked each.
 
 Only `turns` and `annotated_sentences` are required (the published test files carry just those

@@ -1,120 +1,108 @@
 """Selectors: ranker training examples (WowppContext, the learned ranker's format) from the work
-Groundwork has collected.
-
-- WoW dialogues that finished (COMPLETE) and that review did not reject or soft-reject (the WoW
-  export's rule): for each wizard turn with a checked sentence, that sentence (relevant) against the
-  other sentences of the panel the wizard saw (Message.knowledge_shown), ranked against the turns
-  before it, as many as the live rerank reads (collect.selectors.CONTEXT_TURNS).
-- Relevance jobs: each task item that reached its overlap, with the share of annotators who picked
-  each candidate (the job's WOW++ export).
-Contexts that are in the held-out evaluation set (same last two turns) are left out."""
+Groundwork has collected, through the sources that task types and annotation kinds register here
+(retrieval knows no chat): e.g. the wizard turns of finished Wizard of Wikipedia dialogues, and the
+items of relevance jobs. Contexts that are in the held-out evaluation set (same last two turns)
+are left out, and so, when the gate scores on the collection's held-out share
+(retrieval/training/heldout.py), is that share."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 
-import numpy as np
+from django.utils.module_loading import import_string
 
-from retrieval.rankers import Candidate
-from retrieval.rankers.wowpp import WowppContext, wowpp_context
+from retrieval.rankers.wowpp import WowppContext
+from retrieval.training.heldout import held_out_by_hash
 
-NO_PASSAGES_USED = "no_passages_used"
+
+@dataclass(frozen=True)
+class ExampleSource:
+    """Where training examples come from.
+
+    name: the key its count has in the training record (e.g. "wizard_turns").
+    examples: dotted path of `examples(max_dialogues=None|n, held_only=False) -> Iterable[WowppContext]`
+        (a per-dialogue source; `held_only`: only the dialogues in the held-out share) or
+        `examples() -> Iterable[WowppContext]`, imported on use, oldest first; ids read
+        "<kind>:<dialogue>:<turn>" when `per_dialogue` (the dialogues are counted, and
+        `max_dialogues` keeps the first n), else any unique string.
+    """
+
+    name: str
+    examples: str
+    per_dialogue: bool = False
+
+
+_SOURCES: dict[str, ExampleSource] = {}
+
+
+def example_source_register(source: ExampleSource) -> None:
+    """Called by the apps that collect examples, when Django loads them (AppConfig.ready)."""
+    if source.name in _SOURCES:
+        raise ValueError(f"training example source {source.name!r} is registered twice")
+    _SOURCES[source.name] = source
+
+
+def example_sources() -> list[ExampleSource]:
+    return list(_SOURCES.values())
 
 
 @dataclass(frozen=True)
 class CollectedExamples:
     contexts: list[WowppContext]
-    dialogues: int  # WoW rooms that gave at least one example
-    wizard_turns: int  # examples from checked sentences
-    relevance_items: int  # examples from relevance votes
+    dialogues: int  # dialogues that gave at least one example (per-dialogue sources)
     held_out_skipped: int  # contexts left out because the held-out set has them
+    per_source: dict[str, int] = field(default_factory=dict)  # source name -> examples taken from it
+    held: list[WowppContext] = field(default_factory=list)  # the collection's held-out share, when asked for
 
     def counts(self) -> dict[str, int]:
-        return {
-            "contexts": len(self.contexts), "dialogues": self.dialogues, "wizard_turns": self.wizard_turns,
-            "relevance_items": self.relevance_items, "held_out_skipped": self.held_out_skipped,
-        }
+        return {"contexts": len(self.contexts), "dialogues": self.dialogues, **self.per_source, "held_out_skipped": self.held_out_skipped}
 
 
 def training_examples_collected(
-    *, held_out: Sequence[WowppContext] = (), max_dialogues: int | None = None, relevance: bool = True
+    *, held_out: Sequence[WowppContext] = (), hold_out_share: bool = False, max_dialogues: int | None = None,
+    sources: Collection[str] | None = None,
 ) -> CollectedExamples:
-    """Every example collected so far, oldest dialogue first; `max_dialogues` keeps the first n
-    dialogues (a learning curve)."""
-    excluded = {context_fingerprint(c.turns) for c in held_out}
+    """Every example collected so far from the registered sources (or only those named in
+    `sources`), in registration order, each source's oldest first, less those `held_out` has; with
+    `hold_out_share`, less the collection's held-out share too, which comes back as `held`.
+    `max_dialogues` keeps the first n dialogues of each per-dialogue source (a learning curve)."""
+    gathered: list[tuple[ExampleSource, list[WowppContext]]] = []
+    for source in example_sources():
+        if sources is not None and source.name not in sources:
+            gathered.append((source, []))
+            continue
+        examples: Callable[..., Iterable[WowppContext]] = import_string(source.examples)
+        gathered.append((source, list(examples(max_dialogues=max_dialogues) if source.per_dialogue else examples())))
+    held = [c for source, found in gathered for c in found if hold_out_share and held_out_by_hash(c.id, per_dialogue=source.per_dialogue)]
+    held_ids = {context.id for context in held}
+    excluded = {context_fingerprint(c.turns) for c in (*held_out, *held)}
+    contexts: list[WowppContext] = []
+    dialogues: set[str] = set()
+    per_source: dict[str, int] = {}
     skipped = 0
-    wow: list[WowppContext] = []
-    rooms: set[str] = set()
-    for context in wow_examples(max_dialogues=max_dialogues):
-        if context_fingerprint(context.turns) in excluded:
-            skipped += 1
-            continue
-        wow.append(context)
-        rooms.add(context.id.split(":")[1])
-    votes: list[WowppContext] = []
-    for context in relevance_examples() if relevance else ():
-        if context_fingerprint(context.turns) in excluded:
-            skipped += 1
-            continue
-        votes.append(context)
-    return CollectedExamples(wow + votes, len(rooms), len(wow), len(votes), skipped)
+    for source, found in gathered:
+        kept = [c for c in found if c.id not in held_ids and context_fingerprint(c.turns) not in excluded]
+        skipped += len(found) - len(kept)
+        per_source[source.name] = len(kept)
+        contexts += kept
+        if source.per_dialogue:
+            dialogues.update(context.id.split(":")[1] for context in kept)
+    return CollectedExamples(contexts, len(dialogues), skipped, per_source, held)
+
+
+def held_out_share() -> list[WowppContext]:
+    """The collection's held-out share alone, with a relevant sentence (what the research page
+    counts: a per-dialogue source reads only its held-out dialogues)."""
+    held: list[WowppContext] = []
+    for source in example_sources():
+        examples: Callable[..., Iterable[WowppContext]] = import_string(source.examples)
+        if source.per_dialogue:
+            held += examples(held_only=True)
+        else:
+            held += [c for c in examples() if held_out_by_hash(c.id, per_dialogue=False)]
+    return [context for context in held if context.relevant().any()]
 
 
 def context_fingerprint(turns: Sequence[str]) -> tuple[str, ...]:
     return tuple(" ".join(turn.split()).casefold() for turn in turns[-2:])
-
-
-def wow_examples(*, max_dialogues: int | None = None) -> Iterable[WowppContext]:
-    from collect.exporters import ExportOptions
-    from collect.exporters.wow import rooms_to_export
-    from collect.models import Message
-    from collect.selectors import CONTEXT_TURNS
-
-    rooms = rooms_to_export(ExportOptions()).order_by("created", "pk").values_list("id", "topic")
-    if max_dialogues is not None:
-        rooms = rooms[:max_dialogues]
-    fields = ("seq", "role", "text", "knowledge_shown", "checked_sentence", "checked_passage")
-    for room_id, topic in rooms.iterator(chunk_size=200):
-        turns: list[str] = []
-        messages = Message.objects.filter(room_id=room_id).order_by("seq").values_list(*fields)
-        for seq, role, text, shown, sentence, passage in messages:
-            context = _wizard_turn(f"wow:{room_id}:{seq}", topic, turns[-CONTEXT_TURNS:], shown, sentence, passage)
-            if role == "wizard" and context is not None:
-                yield context
-            turns.append(text)
-
-
-def _wizard_turn(
-    key: str, topic: str, turns: list[str], shown: object, sentence: object, passage: object
-) -> WowppContext | None:
-    if not isinstance(shown, list) or not isinstance(sentence, dict) or not isinstance(passage, dict) or not turns:
-        return None
-    checked_text = next(iter(sentence.values()), None)
-    checked_title = next(iter(passage.values()), None)
-    if NO_PASSAGES_USED in sentence or not isinstance(checked_text, str):
-        return None
-    confidence: dict[Candidate, float] = {}
-    for shown_passage in shown:
-        title = str(shown_passage.get("title", ""))
-        for text in shown_passage.get("sentences", []):
-            candidate = Candidate(title, str(text))
-            picked = title == checked_title and text == checked_text
-            confidence[candidate] = max(confidence.get(candidate, 0.0), 1.0 if picked else 0.0)
-    if len(confidence) < 2 or 1.0 not in confidence.values():
-        return None  # nothing to rank against, or the checked sentence is not in the stored panel
-    return WowppContext(
-        id=key, topic=topic, turns=list(turns), candidates=list(confidence),
-        confidences=np.fromiter(confidence.values(), dtype=np.float64, count=len(confidence)),
-    )
-
-
-def relevance_examples() -> Iterable[WowppContext]:
-    from annotate.exporters.wowpp import wowpp_records
-    from annotate.models import Job, JobKind
-
-    for job in Job.objects.filter(kind=JobKind.RELEVANCE).order_by("created", "pk"):
-        for key, record in wowpp_records(job):
-            context = wowpp_context(f"relevance:{job.slug}:{key}", record)
-            if len(context.candidates) >= 2 and context.turns:
-                yield context

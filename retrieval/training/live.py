@@ -1,6 +1,6 @@
 """Which retrained model is live, as the chat processes and workers see it: the manifest's
 "current" version, re-read when the manifest changes. The check is one stat() of the manifest, at
-most every GROUNDWORK_RANKER_RELOAD_S seconds (5 by default; 0: on every rerank), so a promotion or
+most every settings.RANKER_RELOAD_S seconds (5; 0: on every rerank), so a promotion or
 a rollback reaches every process within that time, without a restart."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundwork.env import env_float
+from django.conf import settings
+
 from retrieval.training import registry
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ _refused: set[tuple[str, object]] = set()
 
 def promoted_model() -> Promoted | None:
     """The promoted version, or None for the shipped model (none promoted, or an unreadable manifest)."""
-    every = env_float("GROUNDWORK_RANKER_RELOAD_S", 5.0, minimum=0.0)
+    every = settings.RANKER_RELOAD_S
     path = registry.manifest_path()
     now = time.monotonic()
     with _lock:

@@ -1,9 +1,10 @@
-"""Retrain the learned ranker from the collection, evaluate it on the held-out set, and promote it
-only if it is not worse than the live model by more than the margin on MRR@1 and NDCG@10; roll back.
+"""Retrain the learned ranker from the collection, evaluate it on the site's held-out set
+(retrieval/training/heldout.py), and promote it only if it is not worse than the live model by more
+than the margin on MRR@1 and NDCG@10; roll back.
 
-Whatever goes wrong (too few examples, an unreadable held-out set or one with no relevant sentence,
-a model that does not load, another run holding the lock) leaves the live model in place, is logged
-and is recorded in the events the research page shows."""
+Whatever goes wrong (no held-out set yet, too few examples, an unreadable held-out file or one with
+no relevant sentence, a model that does not load, another run holding the lock) leaves the live
+model in place, is logged in one line and is recorded in the events the research page shows."""
 
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from django.core.exceptions import ImproperlyConfigured
 from retrieval.rankers.config import default_model_dir, ranker_config
 from retrieval.rankers.evaluate import ranker_evaluate
 from retrieval.rankers.learned import LearnedModelError, LearnedRanker, learned_load, learned_save, learned_train
-from retrieval.rankers.wowpp import WowppContext, WowppError, wowpp_read
+from retrieval.rankers.wowpp import WowppContext
 from retrieval.training import registry
 from retrieval.training.examples import training_examples_collected
+from retrieval.training.heldout import HELDOUT_MIN_CONTEXTS, HELDOUT_PERCENT, HeldoutSet, heldout_imported, heldout_read
 from retrieval.training.settings import retrain_settings
 
 log = logging.getLogger(__name__)
@@ -36,7 +38,8 @@ def ranker_retrain(
     *, heldout: Path | None = None, force: bool = False, features: str | None = None, max_dialogues: int | None = None,
 ) -> dict[str, Any]:
     """One retraining: returns its event ({"outcome": promoted | kept_out | skipped | failed | busy,
-    "reason", ...}). `force` trains whatever the number of new examples (not below min_examples)."""
+    "reason", ...}). `heldout`: a WOW++ file to score this run on instead of the site's held-out set.
+    `force` trains whatever the number of new examples (not below min_examples)."""
     try:
         with registry.retrain_lock():
             return _retrain(heldout=heldout, force=force, features=features, max_dialogues=max_dialogues)
@@ -46,7 +49,6 @@ def ranker_retrain(
 
 def _retrain(*, heldout: Path | None, force: bool, features: str | None, max_dialogues: int | None) -> dict[str, Any]:
     config = retrain_settings()
-    heldout = heldout or config.heldout
     leftovers = registry.staging_leftovers_remove()
     if leftovers:
         log.warning("ranker retrain: removed %d unfinished model(s) of a killed run", len(leftovers))
@@ -59,11 +61,17 @@ def _retrain(*, heldout: Path | None, force: bool, features: str | None, max_dia
             log.error("ranker retrain: the promoted model does not load (%s); comparing with the shipped one", error)
             live_version, live_dir = live_model({**manifest, "current": None})
             live = learned_load(live_dir)
-        held = heldout_read(heldout)
-    except (ValueError, RetrainFailed, ImproperlyConfigured) as error:
+        given = HeldoutSet(source="file", contexts=heldout_read(heldout), file=heldout) if heldout else heldout_imported()
+    except (ValueError, RetrainFailed, ImproperlyConfigured) as error:  # HeldoutError is a ValueError
         return _event("failed", f"{error}; the live model stays")
-    examples = training_examples_collected(held_out=held, max_dialogues=max_dialogues)
+    examples = training_examples_collected(held_out=given.contexts if given else (), hold_out_share=given is None,
+                                           max_dialogues=max_dialogues)
+    held = given or HeldoutSet(source="collection", contexts=[c for c in examples.held if c.relevant().any()])
     counts = examples.counts()
+    if not held.ready:
+        return _event("skipped", f"no held-out set yet: the collection's held-out share ({HELDOUT_PERCENT}% of the rooms, "
+                      f"by hash) has {len(held.contexts)} contexts with a checked sentence, {HELDOUT_MIN_CONTEXTS} needed; "
+                      "or import one with manage.py import_heldout FILE; the live model stays", training=counts)
     ids = [context.id for context in examples.contexts]
     trained_before = _trained_ids(live_version)
     if counts["contexts"] < config.min_examples:
@@ -85,13 +93,13 @@ def _retrain(*, heldout: Path | None, force: bool, features: str | None, max_dia
             candidate = learned_load(staging)  # what the chat processes will read, not what is in memory
         except LearnedModelError as error:
             return _event("failed", f"{version}: {error}; the live model stays", training=counts)
-        scores = _scores(candidate, held)
-        live_scores = _scores(live, held)
+        scores = _scores(candidate, held.contexts)
+        live_scores = _scores(live, held.contexts)
         promote, why = gate(scores, live_scores, margin=config.margin)
         staging.rename(registry.version_dir(version))
     entry = {
         "version": version, "created_at": registry.now(), "features": "minilm" if semantic else "lexical",
-        "training": counts, "heldout": {"file": str(heldout), "contexts": int(scores["n"])},
+        "training": counts, "heldout": held.describe(),
         "scores": scores, "live": {"version": live_version, "scores": live_scores}, "promoted": promote,
     }
     manifest["versions"].append(entry)
@@ -139,16 +147,6 @@ def live_model(manifest: dict[str, Any]) -> tuple[str, Path]:
     config = ranker_config()
     directory = config.checkpoint if config.bundled and config.checkpoint else default_model_dir(features="auto", device="cpu")
     return f"{SHIPPED}-{directory.name}", directory
-
-
-def heldout_read(path: Path) -> list[WowppContext]:
-    try:
-        contexts = wowpp_read(path)
-    except (OSError, WowppError) as error:
-        raise RetrainFailed(f"held-out set {path}: {error}") from error
-    if not any(context.relevant().any() for context in contexts):
-        raise RetrainFailed(f"held-out set {path}: no context has a relevant sentence, nothing to score on")
-    return contexts
 
 
 def _rollback_target(manifest: dict[str, Any], version: str | None) -> str | None:

@@ -7,6 +7,7 @@ import { format, formatNumber, gettext } from "./i18n.js";
 
 const DONE_TEXT = {
   done: [gettext("All done — thank you!"), gettext("You have labeled every item available to you.")],
+  empty: [gettext("No items yet"), gettext("This job has no items to label yet. Try again later.")],
   busy: [gettext("Nothing free right now"), gettext("The remaining items are being labeled by others. Try again in a few minutes.")],
   disqualified: [gettext("Thank you"), gettext("Your answers to the qualification items did not reach the level this job needs.")],
   inactive: [gettext("Job closed"), gettext("This annotation job is not taking answers any more.")],
@@ -104,7 +105,7 @@ export function showDone(screens, status, finishUrl) {
   screens.done.querySelector("[data-testid=done-title]").textContent = title;
   screens.done.querySelector("[data-testid=done-message]").textContent = message;
   const retry = screens.done.querySelector("[data-testid=retry]");
-  if (retry) retry.hidden = status !== "busy";
+  if (retry) retry.hidden = status !== "busy" && status !== "empty";
 }
 
 /** Show an error and bring it into view (it may sit far from the button that caused it). */

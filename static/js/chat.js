@@ -38,11 +38,17 @@
 // `chat.updateComposer()` refreshes the send button and hint after a protocol
 // changed what sendBlocker() says.
 
+import { TurnRecorder, copiedSentence } from "./authenticity.js";
 import { Confirmation } from "./confirm.js";
 import { GroundworkSocket } from "./socket.js";
-import { charCount, formatElapsed, h, limitChars, randomId, setNotice } from "./dom.js";
+import { charCount, formatElapsed, h, keepNewestInView, limitChars, randomId, setNotice } from "./dom.js";
 import { errorText } from "./errors.js";
-import { format, formatNumber, gettext, ngettext } from "./i18n.js";
+import { format, formatNumber, gettext, gettext_noop, ngettext } from "./i18n.js";
+
+// The topic the server names for a role that sees no goal (DuConv's user, a model chat's
+// evaluator): a fixed key, shown in the page's language.
+const FREE_CHAT = gettext_noop("Free chat");
+const TEXT_FREE_CHAT = gettext(FREE_CHAT);
 
 const TEXT = {
   endQuestion: gettext("End the chat now? You cannot take it back; the chat goes on to the rating."),
@@ -58,6 +64,11 @@ const STATUS_TEXT = {
   closed: gettext("Disconnected"),
 };
 const NOT_CONNECTED = gettext("Not connected — wait a moment and try again.");
+const PASTE_OFF = gettext("Pasting is turned off in this chat: please type your message.");
+const PASTE_KNOWLEDGE_ONLY = gettext("In this chat you can paste only from the knowledge panel: please type the rest yourself.");
+const KNOWLEDGE_COPIED = gettext(
+  "Your message repeats a whole sentence of the knowledge. Please say it in your own words (you may keep names and facts).",
+);
 const PARTNER_ABSENT_NOTICE_MS = 4000;
 const PARTNER_BACK_NOTICE_MS = 5000;
 // The turn timeout's warning shows this long before the chat would end.
@@ -81,6 +92,8 @@ export class ChatRoom {
       wsPath: this.root.dataset.wsPath,
       maxChars: Number.parseInt(this.root.dataset.maxChars, 10) || 1000,
       doneUrl: this.root.dataset.doneUrl,
+      // This role's paste and copy rules (collect/authenticity/policy.py).
+      policy: parsePolicy(this.root.dataset.authenticityPolicy),
     };
     this.roleNames = hooks.roleNames || {};
     this.liveStatuses = hooks.liveStatuses || ["chatting"];
@@ -119,6 +132,14 @@ export class ChatRoom {
     this.bySeq = new Map(); // seq → <li>
     this.byClientId = new Map(); // our client_id → <li>
     this.composing = false; // an input method's composition is open in the composer
+    // How each message came to be (static/js/authenticity.js), sent with it.
+    this.recorder = new TurnRecorder({
+      input: this.els.input,
+      root: this.root,
+      messages: this.els.messages,
+      storageKey: `${this.draftKey}:authenticity`,
+    });
+    this.sentRecords = new Map(); // our client_id → the record sent with it, until stored
     this.socket = new GroundworkSocket(this.config.wsPath, {
       sync: true,
       onFrame: (frame) => this._onFrame(frame),
@@ -128,7 +149,9 @@ export class ChatRoom {
 
   start() {
     this._wire();
+    keepNewestInView(this.els.messages, this.root);
     this._restoreDraft();
+    this.recorder.restore();
     this._updateCounter();
     this.socket.start();
     return this;
@@ -204,7 +227,7 @@ export class ChatRoom {
     }
     this._showScreen(next.status);
     if (next.status === "chatting") {
-      this.els.topic.textContent = next.topic || "";
+      this.els.topic.textContent = next.topic === FREE_CHAT ? TEXT_FREE_CHAT : next.topic || "";
       this._renderTurns(next);
     }
     if (next.status === "rating" && this.els.ratingForm) {
@@ -317,6 +340,7 @@ export class ChatRoom {
       this._hook("onMessage", frame, existing, { own, fresh: false });
       return;
     }
+    if (own && frame.client_id) this.sentRecords.delete(frame.client_id);
     let li = own && frame.client_id ? this.byClientId.get(frame.client_id) : undefined;
     if (!li) {
       li = this._messageItem({ role: frame.role, text: frame.text, own });
@@ -385,12 +409,18 @@ export class ChatRoom {
       );
       return;
     }
+    if (this.config.policy.copy === "refuse" && copiedSentence(text, this.recorder.paneText())) {
+      setNotice(els.composerError, KNOWLEDGE_COPIED);
+      return;
+    }
     const frame = { type: "message", client_id: randomId(), text };
     const extra = this._hook("prepareSend", frame) || {};
     if (extra.error) {
       setNotice(els.composerError, extra.error);
       return;
     }
+    frame.authenticity = this.recorder.record();
+    this.sentRecords.set(frame.client_id, frame.authenticity);
     setNotice(els.composerError, "");
     const li = this._messageItem({ role: this.config.role, text, own: true });
     li.dataset.state = "sending";
@@ -403,6 +433,7 @@ export class ChatRoom {
 
     this.socket.sendMessage(frame);
     this.sendLocked = true;
+    this.recorder.sent();
     els.input.value = "";
     this._saveDraft();
     this._updateCounter();
@@ -424,6 +455,8 @@ export class ChatRoom {
       li.remove();
       if (!els.input.value.trim()) {
         els.input.value = li.querySelector(".message-text").textContent;
+        // What was typed for it still counts for the text given back.
+        this.recorder.resume(this.sentRecords.get(frame.client_id));
         this._saveDraft();
         this._updateCounter();
       }
@@ -532,6 +565,11 @@ export class ChatRoom {
       this._sendMessage();
     });
     limitChars(els.input, this.config.maxChars); // the count above decides
+    const paste = this.config.policy.paste;
+    this.recorder.attach({
+      allowPaste: (source) => paste === "allowed" || (paste === "knowledge" && source === "knowledge"),
+      onRefused: () => setNotice(els.composerError, paste === "off" ? PASTE_OFF : PASTE_KNOWLEDGE_ONLY),
+    });
     els.input.addEventListener("compositionstart", () => {
       this.composing = true;
     });
@@ -590,6 +628,16 @@ export class ChatRoom {
       els.ratingForm.hidden = true;
       els.ratingWait.hidden = false;
     }
+  }
+}
+
+/** This role's {paste, copy} rules from the room element's data-authenticity-policy. */
+function parsePolicy(text) {
+  try {
+    const policy = JSON.parse(text || "{}");
+    return { paste: policy.paste || "allowed", copy: policy.copy || "allowed" };
+  } catch {
+    return { paste: "allowed", copy: "allowed" };
   }
 }
 

@@ -1,4 +1,4 @@
-// The live campaign dashboard (collect/research/dashboard.html): reload the figures and charts
+// The live campaign dashboard (research/dashboard.html): reload the figures and charts
 // every 5 s from the server-rendered fragment.
 import { chartsDraw, chartsRelease } from "./charts.js";
 

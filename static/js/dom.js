@@ -58,3 +58,41 @@ export function limitChars(field, maxChars) {
   field.maxLength = 2 * maxChars;
   return maxChars;
 }
+
+/**
+ * Keep a chat log's newest message, tags included, in sight while the page changes around it. A
+ * banner or an error that takes room from the log, or a tag added under a message, otherwise
+ * leaves the newest message under the log's bottom edge, or on a phone, where the page itself
+ * scrolls, pushes it below the window's. Only while the reader is at the log's bottom: one who
+ * scrolled back to read stays where they are. `page` is the element whose growth moves the log
+ * (the room: its banners are above the log).
+ */
+export function keepNewestInView(log, page) {
+  let atBottom = true;
+  let newest = null;
+  let newestSeen = false; // the newest message was (partly) on screen before this change
+  const sight = new IntersectionObserver((entries) => {
+    for (const entry of entries) if (entry.target === newest) newestSeen = entry.isIntersecting;
+  });
+  // Resize observers run after layout and before paint: the reader never sees the jump.
+  const sizes = new ResizeObserver(() => {
+    if (!atBottom) return;
+    log.scrollTop = log.scrollHeight;
+    if (newest && newestSeen) newest.scrollIntoView({ block: "nearest" });
+  });
+  sizes.observe(log);
+  sizes.observe(page);
+  log.addEventListener("scroll", () => {
+    atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 4;
+  }, { passive: true });
+  // Every message (a tag makes it taller) and which one is the newest.
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) if (node instanceof Element) sizes.observe(node);
+    if (log.lastElementChild !== newest) {
+      if (newest) sight.unobserve(newest);
+      newest = log.lastElementChild;
+      newestSeen = false;
+      if (newest) sight.observe(newest);
+    }
+  }).observe(log, { childList: true });
+}

@@ -21,6 +21,9 @@ const BY_CODE = {
   checked_required: gettext_noop("Check the knowledge sentence you used, or “No sentence used”."),
   bad_checked: gettext_noop("The checked sentence is not in the knowledge you were shown."),
   stale_knowledge: gettext_noop("Your knowledge panel has just been updated: check the sentence again."),
+  knowledge_copied: gettext_noop(
+    "Your message repeats a whole sentence of the knowledge. Please say it in your own words (you may keep names and facts).",
+  ),
   bad_topic: gettext_noop("Choose one of the topics offered to you."),
   bad_rating: gettext_noop("Please answer every question with one of the numbers offered."),
   bad_triple: gettext_noop("Mark only facts from your knowledge panel."),
@@ -31,6 +34,7 @@ const BY_CODE = {
   bad_fact: gettext_noop("You can only use facts from the fact bank shown for this turn."),
   label_required: gettext_noop("Mark your partner's last message first: tick its problems, or “None”."),
   bad_label: gettext_noop("Those problem labels cannot be used here."),
+  bad_pick: gettext_noop("Pick one of the replies shown; a rating is a number from 1 to 5."),
   // The annotation API's codes.
   invalid: gettext_noop("The page sent something the server could not accept. Reload the page and try again."),
   blocked: gettext_noop("You cannot take part in this job. Contact the researcher if you think this is a mistake."),

@@ -3,6 +3,14 @@
 const card = document.getElementById("export");
 const POLL_MS = 1000;
 
+/** The estimate counts rooms or items; some exports write more records than that (a model chat's
+ *  companion judgments, one record per sentence): past it, only the count written is said. */
+function countText(state) {
+  if (state.status === "done") return `${state.written} item(s) written`;
+  if (state.written <= state.expected) return `${state.written} of about ${state.expected} item(s) written`;
+  return `${state.written} item(s) written so far`;
+}
+
 async function poll() {
   let state;
   try {
@@ -15,7 +23,7 @@ async function poll() {
     return;
   }
   document.getElementById("export-state").textContent = state.status;
-  document.getElementById("export-count").textContent = `${state.written} of about ${state.expected} item(s) written`;
+  document.getElementById("export-count").textContent = countText(state);
   const bar = document.getElementById("export-progress");
   bar.max = Math.max(state.expected, state.written, 1);
   bar.value = state.written;

@@ -54,7 +54,12 @@ export class GroundworkSocket {
     this.onFrame = onFrame;
     this.onStatus = onStatus;
     this.sync = sync;
+    // The highest seq up to which this page has every message: its syncs' `after`. A message can
+    // come ahead of one the page lacks (a broadcast before the socket's sync was answered), and
+    // counting past the gap would tell the server, after a reconnect, that the page has the one
+    // it lacks. The seqs seen past a gap wait in `ahead`.
     this.lastSeq = 0;
+    this.ahead = new Set();
     /** client_id → message or action frame not yet acked, in sending order */
     this.unacked = new Map();
     /** client_id → when it was last sent (performance.now()) */
@@ -202,8 +207,12 @@ export class GroundworkSocket {
 
   _track(frame) {
     if (!this.sync) return;
+    if ((frame.type === "message" || frame.type === "ack") && Number.isInteger(frame.seq)) {
+      // A message's `ack` (a resend of a stored one) gives its seq: the page has its own text.
+      if (frame.seq > this.lastSeq) this.ahead.add(frame.seq);
+      while (this.ahead.delete(this.lastSeq + 1)) this.lastSeq += 1;
+    }
     if (frame.type === "message" && Number.isInteger(frame.seq)) {
-      this.lastSeq = Math.max(this.lastSeq, frame.seq);
       if (frame.client_id) this.forget(frame.client_id);
     } else if (frame.type === "ack" && frame.client_id) {
       this.forget(frame.client_id);

@@ -11,10 +11,9 @@ import pytest
 from django.test import Client
 
 from annotate.identity import worker_token
-from annotate.models import Item, Job, JobEntry, JobKind
+from annotate.models import Item, Job, JobEntry
 from annotate.services.jobs import ItemSpec, items_add, job_create
 from collect.models import Worker
-from tests.chromium import launched
 
 ARTICLES = {
     "Blues": ["Blues is a music genre.", "It originated in the Deep South.", "Blues uses blue notes."],
@@ -48,19 +47,19 @@ def dialog_payload(n: int) -> dict[str, Any]:
 
 def make_job(kind: str, *, items: int = 3, slug: str | None = None, **settings: Any) -> Job:
     job = job_create(slug=slug or f"{kind.replace('_', '-')}-job", name=f"{kind} job", kind=kind, **settings)
-    build = relevance_payload if kind == JobKind.RELEVANCE else dialog_payload
+    build = relevance_payload if kind == "relevance" else dialog_payload
     items_add(job=job, specs=[ItemSpec(key=f"k{n}", payload=build(n)) for n in range(items)])
     return job
 
 
 @pytest.fixture
 def relevance_job(db) -> Job:
-    return make_job(JobKind.RELEVANCE, overlap=2)
+    return make_job("relevance", overlap=2)
 
 
 @pytest.fixture
 def acts_job(db) -> Job:
-    return make_job(JobKind.DIALOG_ACTS, overlap=2)
+    return make_job("dialog_acts", overlap=2)
 
 
 @dataclass
@@ -107,8 +106,7 @@ def api(people: People) -> dict[str, Api]:
 
 
 @pytest.fixture
-def chromium(live_server):
+def chromium(live_server, chromium_browser):
     """Debian's chromium against Django's live server (plain HTTP is all the annotation screens
-    need). Yields (browser, base_url)."""
-    with launched(timeout_ms=10_000) as browser:
-        yield browser, live_server.url
+    need): (browser, base_url)."""
+    return chromium_browser, live_server.url

@@ -12,10 +12,10 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotate.models import Assignment, Item, ItemRole, Job
-from annotate.selectors.evaluation import campaign_evaluation
+from annotate.kinds.pairwise.campaign import campaign_evaluation
 from annotate.services import AnnotationError
-from annotate.services.controls import BETTER, CONTROL_GOLD_RATE, EVASIVE, control_pairs, job_control_pairs_add
-from annotate.services.pairs import ACUTE_QUESTIONS, REASON_PROMPT
+from annotate.kinds.pairwise.controls import BETTER, CONTROL_GOLD_RATE, EVASIVE, control_pairs, job_control_pairs_add
+from annotate.kinds.pairwise.pairs import ACUTE_QUESTIONS, REASON_PROMPT
 from collect.models import Worker
 from tests.annotate.conftest import Api
 from tests.annotate.test_pairwise import answer_all

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotate.models import Assignment, AssignmentStatus, Item, ItemRole, Job, JobKind
+from annotate.models import Assignment, AssignmentStatus, Item, ItemRole, Job
 from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
 from annotate.services.jobs import ItemSpec, items_add
@@ -46,7 +46,7 @@ def test_it_resumes_the_open_reservation(relevance_job: Job, people: People) -> 
 
 
 def test_it_releases_an_abandoned_item_after_the_reservation_time(db, people: People) -> None:
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, reservation_seconds=60)
+    job = make_job("relevance", items=1, overlap=1, reservation_seconds=60)
     now = timezone.now()
     assert assignment_next(job=job, worker=people.alice, now=now).status == "assigned"
     assert assignment_next(job=job, worker=people.bob, now=now + timedelta(seconds=59)).status == "busy"
@@ -55,7 +55,7 @@ def test_it_releases_an_abandoned_item_after_the_reservation_time(db, people: Pe
 
 
 def test_it_reaches_the_overlap_without_declaring_annotators(db, people: People) -> None:
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=2)
+    job = make_job("relevance", items=1, overlap=2)
     answer(job, people.alice)
     answer(job, people.bob)
     assert assignment_next(job=job, worker=people.charlie).status == "done"
@@ -77,7 +77,7 @@ def add_known(job: Job, role: str, relevant: list[list[int]]) -> None:
 
 
 def test_it_mixes_in_gold_items_at_the_configured_rate(db, people: People) -> None:
-    always = make_job(JobKind.RELEVANCE, slug="gold-always", items=2, overlap=2, gold_rate=1.0)
+    always = make_job("relevance", slug="gold-always", items=2, overlap=2, gold_rate=1.0)
     add_known(always, ItemRole.GOLD, [[1]])
     gold = answer(always, people.alice, selected=[1, 2])
     assert gold.role == ItemRole.GOLD
@@ -86,7 +86,7 @@ def test_it_mixes_in_gold_items_at_the_configured_rate(db, people: People) -> No
     assert Item.objects.get(pk=gold.pk).answers_count == 0  # gold votes are not data
     assert answer(always, people.alice).role == ItemRole.TASK  # no gold left for alice
 
-    never = make_job(JobKind.RELEVANCE, slug="gold-never", items=2, overlap=2, gold_rate=0.0)
+    never = make_job("relevance", slug="gold-never", items=2, overlap=2, gold_rate=0.0)
     add_known(never, ItemRole.GOLD, [[1]])
     assert {answer(never, people.bob).role for _ in range(2)} == {ItemRole.TASK}
 
@@ -94,7 +94,7 @@ def test_it_mixes_in_gold_items_at_the_configured_rate(db, people: People) -> No
 def test_it_draws_gold_items_near_the_rate(db) -> None:
     from collect.models import Worker
 
-    job = make_job(JobKind.RELEVANCE, slug="gold-rate", items=40, overlap=50, gold_rate=0.25)
+    job = make_job("relevance", slug="gold-rate", items=40, overlap=50, gold_rate=0.25)
     add_known(job, ItemRole.GOLD, [[0]] * 40)
     roles = []
     for n in range(8):
@@ -105,7 +105,7 @@ def test_it_draws_gold_items_near_the_rate(db) -> None:
 
 
 def test_it_asks_for_the_qualification_set_first_and_turns_away_who_fails(db, people: People) -> None:
-    job = make_job(JobKind.RELEVANCE, items=2, overlap=2, qualification_min_score=0.75)
+    job = make_job("relevance", items=2, overlap=2, qualification_min_score=0.75)
     add_known(job, ItemRole.QUALIFICATION, [[0], [1, 2]])
     # alice answers both qualification items right, then gets task items.
     assert answer(job, people.alice, selected=[0]).role == ItemRole.QUALIFICATION

@@ -18,7 +18,7 @@ from django.http import HttpResponse
 from django.test import Client
 
 from annotate.identity import worker_from_token
-from annotate.models import Assignment, Job, JobEntry, JobKind
+from annotate.models import Assignment, Job, JobEntry
 from collect.lifecycle.links import JOB_LINKS, signed_link
 from collect.models import Assignment as ChatAssignment, Worker
 from tests.annotate.conftest import make_job
@@ -54,7 +54,7 @@ def link(job: Job, worker: str) -> str:
 @pytest.fixture
 def scene(settings) -> Scene:
     settings.UNSIGNED_LINKS = False
-    job = make_job(JobKind.RELEVANCE, items=4, overlap=1, completion_code=JOB_CODE, slug="guarded")
+    job = make_job("relevance", items=4, overlap=1, completion_code=JOB_CODE, slug="guarded")
     browser = Client()
     assert browser.get(link(job, "alice")).status_code == 302
     first = browser.post(f"/api/annotate/jobs/{job.slug}/next/").json()["item"]
@@ -185,7 +185,7 @@ def test_an_id_without_a_signature_opens_no_door(settings) -> None:
     annotation join and the API join give nothing: no session, no token, no pages of hers."""
     settings.UNSIGNED_LINKS = False
     campaign = make_campaign()
-    job = make_job(JobKind.RELEVANCE, slug="takeover")
+    job = make_job("relevance", slug="takeover")
     victim = Worker.objects.create(external_id="victim", pseudonym="victim-pseudo")
     room = make_room(campaign, wizard=victim)
     seat = ChatAssignment.objects.get(room=room, worker=victim)

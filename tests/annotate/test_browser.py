@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from annotate.models import Assignment, AssignmentStatus, JobKind
+from annotate.models import Assignment, AssignmentStatus
 from collect.models import Worker
 from tests.annotate.conftest import make_job
 from tests.chromium import CHROMIUM
 
 pytestmark = [
+    pytest.mark.backends,
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is not installed"),
 ]
@@ -41,7 +42,7 @@ def screenshot(page: Page, name: str) -> None:
 
 
 def test_it_votes_relevance_with_the_keyboard(chromium) -> None:
-    job = make_job(JobKind.RELEVANCE, slug="rel-browser", items=2, overlap=2, completion_code="GW-ANNOT-OK",
+    job = make_job("relevance", slug="rel-browser", items=2, overlap=2, completion_code="GW-ANNOT-OK",
                    instructions="Select every sentence the assistant could use.")
     page = open_job(chromium, job.slug, "alice")
     expect(page.get_by_test_id("topic")).to_have_text("Blues")
@@ -79,7 +80,7 @@ def test_it_votes_relevance_with_the_keyboard(chromium) -> None:
 
 
 def test_it_labels_dialog_acts_and_reports_a_dialog(chromium) -> None:
-    job = make_job(JobKind.DIALOG_ACTS, slug="acts-browser", items=2, overlap=2)
+    job = make_job("dialog_acts", slug="acts-browser", items=2, overlap=2)
     page = open_job(chromium, job.slug, "bob")
     expect(page.get_by_test_id("topic")).to_have_text("Uruguay")
     expect(page.get_by_test_id("aspects")).to_have_text("EconomyCulture")

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from annotate.models import Item, JobKind
+from annotate.models import Item
 from annotate.services.jobs import job_create, job_items_from_campaigns
 from tests.annotate.conftest import api, people  # noqa: F401 (fixtures)
 
@@ -30,7 +30,7 @@ def test_a_chinese_duconv_file_is_scored_by_annotators(tmp_path: Path, api) -> N
     path = tmp_path / "dev.txt"
     path.write_text(json.dumps(SESSION, ensure_ascii=False) + "\n", encoding="utf-8")
     call_command("import_dataset", "duconv", str(path), "--job", "zh-dev", verbosity=0)
-    job = job_create(slug="zh-eval", name="中文 DuConv 评测", kind=JobKind.DUCONV_EVAL, overlap=1)
+    job = job_create(slug="zh-eval", name="中文 DuConv 评测", kind="duconv_eval", overlap=1)
     job_items_from_campaigns(job=job, campaigns=["zh-dev"])
     (item,) = Item.objects.filter(job=job)
     # The topics came up in order (B typed with another middle dot) and three triples' values were said.
@@ -43,7 +43,7 @@ def test_a_chinese_duconv_file_is_scored_by_annotators(tmp_path: Path, api) -> N
     assert answered.status_code == 201, answered.content
 
     page = Client().get(f"/annotate/join/{job.slug}/?worker=dora", follow=True)
-    assert page.status_code == 200 and "annotate-duconv.js" in page.content.decode()
+    assert page.status_code == 200 and "duconv_eval/screen.js" in page.content.decode()
 
 
 def test_a_chinese_wizard_of_wikipedia_file_becomes_relevance_items(tmp_path: Path, api) -> None:  # noqa: F811

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from annotate.models import Item, ItemMessage, Job, JobKind
-from annotate.selectors.labels import dialog_acts_for
+from annotate.models import Item, ItemMessage, Job
+from annotate.kinds.dialog_acts.labels import dialog_acts_for
 from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
 from collect.models import RoomStatus, Worker
@@ -102,4 +102,4 @@ def test_it_labels_collected_messages_and_gives_the_majority_back(db) -> None:
         messages[3].id: [],
     }
     assert dialog_acts_for([999_999]) == {}
-    assert job.kind == JobKind.DIALOG_ACTS
+    assert job.kind == "dialog_acts"

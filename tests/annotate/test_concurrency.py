@@ -13,11 +13,13 @@ from django.db import connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotate.models import Assignment, AssignmentStatus, Item, JobKind
+from annotate.models import Assignment, AssignmentStatus, Item
 from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
 from collect.models import Worker
 from tests.annotate.conftest import make_job
+
+pytestmark = pytest.mark.backends
 
 ANNOTATORS = 12
 ITEMS = 8
@@ -35,7 +37,7 @@ def worst_item_load(job_id: int) -> int:
 
 @pytest.mark.django_db(transaction=True)
 def test_it_never_over_assigns_an_item_under_concurrent_annotators() -> None:
-    job = make_job(JobKind.RELEVANCE, items=ITEMS, overlap=OVERLAP)
+    job = make_job("relevance", items=ITEMS, overlap=OVERLAP)
     workers = [Worker.objects.create(external_id=f"c{n}") for n in range(ANNOTATORS)]
     errors: list[BaseException] = []
     done = threading.Event()

@@ -1,15 +1,16 @@
-"""Curiosity dialogs (SCHEMAS.md section 2) into dialog-act jobs, labeled per message index, and the
-majority labels written back into the same file."""
+"""Curiosity dialogs (docs/schemas.md#curiosity) into dialog-act jobs, labeled per message index,
+and the majority labels written back into the same file."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotate.exporters.curiosity_acts import export_curiosity_acts
+from annotate.kinds.dialog_acts.exporter import export_curiosity_acts
 from annotate.models import Item, ItemRole, Job
 from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
@@ -79,3 +80,31 @@ def test_the_file_level_keys_come_back_in_the_files_order(tmp_path: Path) -> Non
     export_curiosity_acts(job=Job.objects.get(slug="ordered"), path=out)
     assert list(json.loads(out.read_text())) == ["source_checksum", "dialogs", "db_checksum", "generated_time",
                                                  "unannotated_dataset_checksum"]
+
+
+def test_export_dataset_writes_an_imported_job_back_as_the_export_page_does(tmp_path: Path, people: People) -> None:
+    from research.targets import export_target_for_job, export_target_write
+
+    call_command("import_dataset", "curiosity-acts", str(curiosity_file(tmp_path, [dialog(7), dialog(8)])), "--job", "cur")
+    job = Job.objects.get(slug="cur")
+    item = assignment_next(job=job, worker=people.alice).assignment.item
+    answer_submit(item_id=item.pk, worker=people.alice, acts=[["request_topic"], ["inform_response"], []])
+    direct = tmp_path / "direct.json"
+    export_curiosity_acts(job=job, path=direct)
+    call_command("export_dataset", "curiosity-acts", "--job", "cur", "--out", str(tmp_path / "command"), stdout=io.StringIO())
+    assert (tmp_path / "command" / "cur_curiosity_dialogs.json").read_bytes() == direct.read_bytes()
+    target = export_target_for_job(job=job)
+    assert (target.dataset, target.label) == ("curiosity-acts", "Curiosity dialogs with their acts")
+    assert target.command == "manage.py export_dataset curiosity-acts --job cur --out DIR"
+    assert export_target_write(target, tmp_path / "page").counts == {"cur_curiosity_dialogs.json": 2}
+    assert (tmp_path / "page" / "cur_curiosity_dialogs.json").read_bytes() == direct.read_bytes()
+
+
+def test_export_dataset_refuses_a_job_not_imported_from_a_curiosity_file(tmp_path: Path, acts_job: Job) -> None:
+    with pytest.raises(CommandError, match="give --job SLUG"):
+        call_command("export_dataset", "curiosity-acts", "--out", str(tmp_path), stdout=io.StringIO())
+    with pytest.raises(CommandError, match="no annotation job 'nope'"):
+        call_command("export_dataset", "curiosity-acts", "--job", "nope", "--out", str(tmp_path), stdout=io.StringIO())
+    with pytest.raises(CommandError, match=f"job {acts_job.slug!r} was not imported from a Curiosity file"):
+        call_command("export_dataset", "curiosity-acts", "--job", acts_job.slug, "--out", str(tmp_path), stdout=io.StringIO())
+    assert not any(tmp_path.iterdir())

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
-from annotate.models import Assignment, Item, ItemRole, Job, JobEntry, JobKind
+from annotate.models import Assignment, Item, ItemRole, Job, JobEntry
 from annotate.services.jobs import ItemSpec, items_add
 from collect.lifecycle.links import CAMPAIGN_LINKS, JOB_LINKS, signed_link, signature_for
 from collect.models import Platform, Worker
@@ -46,14 +46,14 @@ def next_item(client: Client, job: Job) -> dict:
 def answer_everything(client: Client, job: Job) -> dict:
     """Answer items until the job has nothing left for this annotator; the last next-item answer."""
     while (data := next_item(client, job))["item"] is not None:
-        body = {"selected": [0]} if job.kind == JobKind.RELEVANCE else {"acts": [["request_topic"]] * 3}
+        body = {"selected": [0]} if job.kind == "relevance" else {"acts": [["request_topic"]] * 3}
         response = client.post(f"/api/annotate/items/{data['item']['id']}/answers/", json.dumps(body), content_type="application/json")
         assert response.status_code == 201, response.content
     return data
 
 
 def test_a_signed_job_link_opens_the_job(client: Client, signed_only) -> None:
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=1)
+    job = make_job("relevance", items=1, overlap=1)
     response = client.get(link(job, "alice"))
     assert response.status_code == 302 and response.url == f"/annotate/{job.slug}/"
     entry = JobEntry.objects.get()
@@ -72,14 +72,14 @@ def test_a_signed_job_link_opens_the_job(client: Client, signed_only) -> None:
     ],
 )
 def test_it_refuses_unsigned_and_tampered_job_links(client: Client, signed_only, query: str, status: int, text: bytes) -> None:
-    job = make_job(JobKind.RELEVANCE)
+    job = make_job("relevance")
     response = client.get(f"/annotate/join/{job.slug}/{query}")
     assert response.status_code == status and text in response.content
     assert nothing_written() and "worker_id" not in client.session
 
 
 def test_a_campaigns_link_does_not_open_a_job_of_the_same_slug(client: Client, signed_only) -> None:
-    job = make_job(JobKind.RELEVANCE, slug="same-slug")
+    job = make_job("relevance", slug="same-slug")
     make_campaign(slug="same-slug")
     sig = signature_for(kind=CAMPAIGN_LINKS, slug="same-slug", worker="alice")
     assert client.get(f"/annotate/join/same-slug/?worker=alice&sig={sig}").status_code == 403
@@ -89,7 +89,7 @@ def test_a_campaigns_link_does_not_open_a_job_of_the_same_slug(client: Client, s
 
 
 def test_a_prolific_job_takes_prolifics_complete_parameters(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE, platform=Platform.PROLIFIC)
+    job = make_job("relevance", platform=Platform.PROLIFIC)
     response = client.get(f"/annotate/join/{job.slug}/{PROLIFIC}")
     assert response.status_code == 302
     entry = JobEntry.objects.get()
@@ -108,21 +108,21 @@ def test_a_prolific_job_takes_prolifics_complete_parameters(client: Client) -> N
     ],
 )
 def test_a_link_for_another_platform_or_an_incomplete_one_is_refused(client: Client, platform: str, query: str, text: bytes) -> None:
-    job = make_job(JobKind.RELEVANCE, platform=platform)
+    job = make_job("relevance", platform=platform)
     response = client.get(f"/annotate/join/{job.slug}/{query}")
     assert response.status_code == 400 and text in response.content
     assert nothing_written()
 
 
 def test_a_signed_in_house_link_is_refused_on_a_prolific_job(client: Client, signed_only) -> None:
-    job = make_job(JobKind.RELEVANCE, platform=Platform.PROLIFIC)
+    job = make_job("relevance", platform=Platform.PROLIFIC)
     response = client.get(link(job, "alice"))
     assert response.status_code == 400 and b"does not take in-house links" in response.content
     assert nothing_written()
 
 
 def test_a_job_link_works_only_in_the_browser_that_opened_it_first(signed_only) -> None:
-    job = make_job(JobKind.RELEVANCE)
+    job = make_job("relevance")
     first, second = Client(), Client()
     assert first.get(link(job, "alice")).status_code == 302
     refused = second.get(link(job, "alice"))
@@ -135,7 +135,7 @@ def test_a_job_link_works_only_in_the_browser_that_opened_it_first(signed_only) 
 
 
 def test_the_same_browser_is_not_taken_over_by_a_second_link_while_an_item_is_open(signed_only) -> None:
-    job = make_job(JobKind.RELEVANCE)
+    job = make_job("relevance")
     browser = Client()
     browser.get(link(job, "alice"))
     next_item(browser, job)  # alice holds an item
@@ -145,7 +145,7 @@ def test_the_same_browser_is_not_taken_over_by_a_second_link_while_an_item_is_op
 
 
 def test_a_blocked_worker_cannot_enter_a_job(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE)
+    job = make_job("relevance")
     Worker.objects.create(external_id="mallory", blocked=True)
     response = client.get(f"/annotate/join/{job.slug}/?worker=mallory")
     assert response.status_code == 403 and b"cannot take part" in response.content
@@ -153,7 +153,7 @@ def test_a_blocked_worker_cannot_enter_a_job(client: Client) -> None:
 
 
 def test_a_worker_blocked_after_entering_is_refused_on_every_page_and_call(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE)
+    job = make_job("relevance")
     client.get(f"/annotate/join/{job.slug}/?worker=alice")
     item_id = next_item(client, job)["item"]["id"]
     Worker.objects.filter(external_id="alice").update(blocked=True)
@@ -170,7 +170,7 @@ def test_a_worker_blocked_after_entering_is_refused_on_every_page_and_call(clien
 
 
 def test_finishing_a_job_records_the_outcome_and_shows_the_code(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE, items=2, overlap=1, completion_code="GW-DONE-1")
+    job = make_job("relevance", items=2, overlap=1, completion_code="GW-DONE-1")
     client.get(f"/annotate/join/{job.slug}/?worker=alice")
     assert b"GW-DONE-1" not in client.get(f"/annotate/{job.slug}/").content  # not before the end
     assert client.get(f"/annotate/{job.slug}/done/").url == f"/annotate/{job.slug}/"
@@ -185,7 +185,7 @@ def test_finishing_a_job_records_the_outcome_and_shows_the_code(client: Client) 
 
 
 def test_nothing_left_before_any_answer_earns_no_code(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, completion_code="GW-DONE-2")
+    job = make_job("relevance", items=1, overlap=1, completion_code="GW-DONE-2")
     client.get(f"/annotate/join/{job.slug}/?worker=bob")
     answer_everything(client, job)  # bob takes the only item
     other = Client()
@@ -196,7 +196,7 @@ def test_nothing_left_before_any_answer_earns_no_code(client: Client) -> None:
 
 
 def test_the_cap_per_annotator_ends_their_work_with_the_completed_code(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE, items=5, overlap=1, completion_code="GW-CAP", max_items_per_worker=2)
+    job = make_job("relevance", items=5, overlap=1, completion_code="GW-CAP", max_items_per_worker=2)
     client.get(f"/annotate/join/{job.slug}/?worker=alice")
     last = answer_everything(client, job)
     assert last["status"] == "done" and Assignment.objects.filter(status="submitted").count() == 2
@@ -204,7 +204,7 @@ def test_the_cap_per_annotator_ends_their_work_with_the_completed_code(client: C
 
 
 def test_the_qualification_items_screen_out_with_their_own_code(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE, items=2, overlap=1, outcome_codes={"screened_out": "GW-SCREENED"}, completion_code="GW-FULL")
+    job = make_job("relevance", items=2, overlap=1, outcome_codes={"screened_out": "GW-SCREENED"}, completion_code="GW-FULL")
     items_add(job=job, specs=[ItemSpec(key="q1", payload=relevance_payload(9), role=ItemRole.QUALIFICATION, gold={"selected": [2]})])
     client.get(f"/annotate/join/{job.slug}/?worker=alice")
     data = next_item(client, job)
@@ -219,7 +219,7 @@ def test_the_qualification_items_screen_out_with_their_own_code(client: Client) 
 
 def test_a_prolific_annotator_goes_back_to_prolific_with_the_code(client: Client, settings) -> None:
     settings.PROLIFIC_COMPLETE_URL = "https://app.prolific.example/submissions/complete"
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, completion_code="GW-PRO", platform=Platform.PROLIFIC)
+    job = make_job("relevance", items=1, overlap=1, completion_code="GW-PRO", platform=Platform.PROLIFIC)
     client.get(f"/annotate/join/{job.slug}/{PROLIFIC}")
     last = answer_everything(client, job)
     response = client.get(last["finish_url"])
@@ -243,7 +243,7 @@ class Forms(HTMLParser):
 
 def test_an_mturk_annotator_posts_the_hit_back_from_a_page_mturk_may_frame(client: Client, settings) -> None:
     settings.MTURK_FRAME_ANCESTORS = ["https://worker.mturk.com", "https://workersandbox.mturk.com"]
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, completion_code="GW-TURK", platform=Platform.MTURK)
+    job = make_job("relevance", items=1, overlap=1, completion_code="GW-TURK", platform=Platform.MTURK)
     preview = client.get(f"/annotate/join/{job.slug}/", {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3HIT"})
     assert preview.status_code == 200 and b"previewing this HIT" in preview.content and b"label" in preview.content
     assert not Worker.objects.exists()
@@ -268,14 +268,14 @@ def test_an_mturk_annotator_posts_the_hit_back_from_a_page_mturk_may_frame(clien
 
 
 def test_pages_of_an_in_house_job_stay_unframeable(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE)
+    job = make_job("relevance")
     client.get(f"/annotate/join/{job.slug}/?worker=alice")
     work = client.get(f"/annotate/{job.slug}/")
     assert "frame-ancestors 'none'" in work["Content-Security-Policy"] and work["X-Frame-Options"] == "DENY"
 
 
 def test_the_api_gives_a_token_to_the_sessions_own_worker_only(signed_only) -> None:
-    job = make_job(JobKind.RELEVANCE)
+    job = make_job("relevance")
     browser = Client()
     browser.get(link(job, "alice"))
     token = browser.post(f"/api/annotate/jobs/{job.slug}/join/", {"worker": "bob"}, content_type="application/json").json()["token"]
@@ -289,14 +289,14 @@ def test_the_api_gives_a_token_to_the_sessions_own_worker_only(signed_only) -> N
 
 
 def test_a_prolific_id_gets_no_token_from_the_api(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE, platform=Platform.PROLIFIC)
+    job = make_job("relevance", platform=Platform.PROLIFIC)
     response = client.post(f"/api/annotate/jobs/{job.slug}/join/", {"PROLIFIC_PID": "5f0c9a1b2c3d4e5f6a7b8c9d"}, content_type="application/json")
     assert response.status_code == 403 and response.json()["code"] == "use_link"
     assert nothing_written()
 
 
 def test_a_session_from_another_job_or_a_chat_cannot_work_on_this_job(client: Client) -> None:
-    job, other = make_job(JobKind.RELEVANCE, slug="this-job"), make_job(JobKind.RELEVANCE, slug="other-job")
+    job, other = make_job("relevance", slug="this-job"), make_job("relevance", slug="other-job")
     client.get(f"/annotate/join/{other.slug}/?worker=alice")
     assert client.get(f"/annotate/{job.slug}/").status_code == 403
     response = client.post(f"/api/annotate/jobs/{job.slug}/next/")
@@ -305,7 +305,7 @@ def test_a_session_from_another_job_or_a_chat_cannot_work_on_this_job(client: Cl
 
 
 def test_outcomes_csv_lists_each_annotators_outcome_for_staff_only(client: Client, admin_client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, completion_code="GW-PAY", platform=Platform.PROLIFIC)
+    job = make_job("relevance", items=1, overlap=1, completion_code="GW-PAY", platform=Platform.PROLIFIC)
     client.get(f"/annotate/join/{job.slug}/{PROLIFIC}")
     answer_everything(client, job)
     assert client.get(f"/annotate/jobs/{job.slug}/outcomes.csv").status_code == 302  # to the staff login
@@ -329,7 +329,7 @@ def test_the_job_command_sets_the_entry_rules(capsys) -> None:
 
 
 def test_signed_links_for_a_job_open_that_job(capsys, signed_only) -> None:
-    job = make_job(JobKind.RELEVANCE)
+    job = make_job("relevance")
     call_command("signed_links", job.slug, "carol", "--job", "--base", "http://testserver")
     url = capsys.readouterr().out.strip().split("\t")[1]
     assert url.startswith(f"http://testserver/annotate/join/{job.slug}/?worker=carol&sig=")
@@ -340,7 +340,7 @@ def test_signed_links_for_a_job_open_that_job(capsys, signed_only) -> None:
 
 
 def test_leaving_returns_the_task_frees_the_held_item_and_earns_no_code(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, completion_code="GW-NOT-FOR-LEAVERS")
+    job = make_job("relevance", items=1, overlap=1, completion_code="GW-NOT-FOR-LEAVERS")
     client.get(f"/annotate/join/{job.slug}/?worker=alice")
     item_id = next_item(client, job)["item"]["id"]
     assert client.get(f"/annotate/{job.slug}/leave/").status_code == 405
@@ -358,7 +358,7 @@ def test_leaving_returns_the_task_frees_the_held_item_and_earns_no_code(client: 
 
 
 def test_an_ended_entry_gets_no_more_items_even_when_the_job_grows(client: Client) -> None:
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, completion_code="GW-ONCE")
+    job = make_job("relevance", items=1, overlap=1, completion_code="GW-ONCE")
     client.get(f"/annotate/join/{job.slug}/?worker=alice")
     answer_everything(client, job)
     items_add(job=job, specs=[ItemSpec(key="later", payload=relevance_payload(7))])
@@ -372,7 +372,7 @@ def test_an_ended_entry_gets_no_more_items_even_when_the_job_grows(client: Clien
 
 
 def test_a_replayed_mturk_assignment_id_opens_no_job_and_writes_nothing() -> None:
-    job = make_job(JobKind.RELEVANCE, items=1, overlap=1, platform=Platform.MTURK)
+    job = make_job("relevance", items=1, overlap=1, platform=Platform.MTURK)
     assert Client().get(f"/annotate/join/{job.slug}/", MTURK).status_code == 302
     workers, entries = Worker.objects.count(), JobEntry.objects.count()
     replay = Client().get(f"/annotate/join/{job.slug}/", {**MTURK, "workerId": "A2ATTACKER"})

@@ -9,13 +9,14 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate.models import JobEntry, JobKind
+from annotate.models import JobEntry
 from collect.models import Platform, Worker
 from tests.annotate.conftest import make_job
 from tests.browser.mturk_frame import PREVIEW, MTurkSite, mturk_site  # noqa: F401  (the fixture)
 from tests.chromium import CHROMIUM
 
 pytestmark = [
+    pytest.mark.backends,
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is not installed"),
 ]
@@ -26,7 +27,7 @@ def test_an_mturk_annotation_job_is_done_inside_the_frame_and_the_hit_posted_bac
     # The stand-in worker site is http://localhost:<port>; the job must be on another site, as on MTurk.
     base_url = base_url.replace("://localhost:", "://127.0.0.1:")
     assert base_url.startswith("http://127.0.0.1:")
-    job = make_job(JobKind.RELEVANCE, slug="turk-rel", items=2, overlap=1, completion_code="GW-TURK-ANNOT",
+    job = make_job("relevance", slug="turk-rel", items=2, overlap=1, completion_code="GW-TURK-ANNOT",
                    platform=Platform.MTURK, instructions="Select every sentence the assistant could use.")
     join = f"{base_url}/annotate/join/{job.slug}/"
 

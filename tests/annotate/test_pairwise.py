@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotate.models import Assignment, AssignmentStatus, Item, ItemRole, Job, JobKind
-from annotate.selectors.pairs import pair_outcomes
+from annotate.models import Assignment, AssignmentStatus, Item, ItemRole, Job
+from annotate.kinds.pairwise.selectors import pair_outcomes
 from annotate.selectors.report import annotation_report
 from tests.annotate.conftest import Api
 from tests.annotate.pairwise_data import MODELS, check_pair, conversation, conversations, write
@@ -31,7 +31,7 @@ def job(tmp_path: Path) -> Job:
 
 def test_it_pairs_every_two_models(job: Job) -> None:
     items = list(job.items.all())
-    assert job.kind == JobKind.PAIRWISE and job.question == "knowledgeable" and job.overlap == 2
+    assert job.kind == "pairwise" and job.question == "knowledgeable" and job.overlap == 2
     pairs = Counter((i.payload["conversations"]["a"]["model"], i.payload["conversations"]["b"]["model"]) for i in items)
     assert pairs == {("baseline", "kb_bot"): 2, ("baseline", "retrieval_bot"): 2, ("kb_bot", "retrieval_bot"): 2}
     used = Counter(c["id"] for i in items for c in i.payload["conversations"].values())
@@ -197,9 +197,9 @@ def test_only_pairwise_jobs_ask_a_question(db) -> None:
     from annotate.services.jobs import job_create
 
     with pytest.raises(AnnotationError, match="only pairwise jobs"):
-        job_create(slug="r", name="r", kind=JobKind.RELEVANCE, question="engaging")
+        job_create(slug="r", name="r", kind="relevance", question="engaging")
     with pytest.raises(AnnotationError, match="question must be one of"):
-        job_create(slug="p", name="p", kind=JobKind.PAIRWISE, question="funny")
+        job_create(slug="p", name="p", kind="pairwise", question="funny")
 
 
 def test_the_annotation_report_command_prints_the_pairwise_results(capsys, api: dict[str, Api], job: Job) -> None:

@@ -11,21 +11,22 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate.models import Assignment, AssignmentStatus, Item, JobKind
+from annotate.models import Assignment, AssignmentStatus, Item
 from annotate.services.jobs import items_add, job_create
-from annotate.services.pairs import pair_specs
+from annotate.kinds.pairwise.pairs import pair_specs
 from tests.annotate.pairwise_data import conversation
 from tests.annotate.test_browser import open_job, screenshot
 from tests.chromium import CHROMIUM
 
 pytestmark = [
+    pytest.mark.backends,
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is not installed"),
 ]
 
 
 def test_it_judges_two_conversations_with_a_reason(chromium) -> None:
-    job = job_create(slug="pairs-browser", name="Which bot?", kind=JobKind.PAIRWISE, overlap=1, question="engaging",
+    job = job_create(slug="pairs-browser", name="Which bot?", kind="pairwise", overlap=1, question="engaging",
                      completion_code="GW-PAIRS-OK")
     items_add(job=job, specs=pair_specs(job, [conversation(m, n) for m in ("kb_bot", "baseline") for n in range(2)]))
     page = open_job(chromium, job.slug, "alice")
@@ -48,13 +49,15 @@ def test_it_judges_two_conversations_with_a_reason(chromium) -> None:
     page.keyboard.press("2")
     expect(page.get_by_test_id("choice-right")).to_be_checked()
     expect(page.get_by_test_id("reason")).to_be_focused()
+    # The minimum is said before anyone trips on it, and again when they do.
+    expect(page.get_by_test_id("reason-hint")).to_have_text("At least 3 characters (at most 500).")
     page.get_by_test_id("submit").click()  # no reason yet
-    expect(page.get_by_test_id("error")).to_have_text("Say briefly why you chose that speaker.")
+    expect(page.get_by_test_id("error")).to_have_text("Say briefly why you chose that speaker: at least 3 characters.")
     posted: list[str] = []
     page.on("request", lambda request: posted.append(request.url) if request.method == "POST" and "/answers/" in request.url else None)
     page.get_by_test_id("reason").fill("👍👍")  # two characters (four UTF-16 units): still too short
     page.get_by_test_id("submit").click()
-    expect(page.get_by_test_id("error")).to_have_text("Say briefly why you chose that speaker.")
+    expect(page.get_by_test_id("error")).to_have_text("Say briefly why you chose that speaker: at least 3 characters.")
     page.get_by_test_id("reason").fill("It answered my question.")
     screenshot(page, "annotate-pairwise.png")
     page.get_by_test_id("submit").click()
@@ -81,7 +84,7 @@ def test_it_judges_two_conversations_with_a_reason(chromium) -> None:
 def test_the_reason_limit_counts_characters_as_the_server_does(chromium) -> None:
     """500 characters, as the server counts them (code points): 400 emoji (800 UTF-16 units) go in
     and are stored; 501 Chinese characters are refused on the page, in words, and never sent."""
-    job = job_create(slug="pairs-limit", name="Which bot?", kind=JobKind.PAIRWISE, overlap=1, question="engaging")
+    job = job_create(slug="pairs-limit", name="Which bot?", kind="pairwise", overlap=1, question="engaging")
     items_add(job=job, specs=pair_specs(job, [conversation(m, 0) for m in ("kb_bot", "baseline")]))
     page = open_job(chromium, job.slug, "alice")
     expect(page.get_by_test_id("question")).to_be_visible()

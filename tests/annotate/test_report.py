@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
-from annotate.models import ItemRole, Job, JobKind
+from annotate.models import ItemRole, Job
 from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
 from annotate.services.jobs import ItemSpec, items_add
@@ -24,7 +24,7 @@ def answer(job: Job, worker, **body) -> None:
 
 
 def test_it_reports_relevance_agreement_and_flags_a_careless_annotator(capsys, people: People) -> None:
-    job = make_job(JobKind.RELEVANCE, items=2, overlap=3, gold_rate=0.0)
+    job = make_job("relevance", items=2, overlap=3, gold_rate=0.0)
     items_add(job=job, specs=[ItemSpec(key="g", payload=relevance_payload(9), role=ItemRole.GOLD, gold={"selected": [1]})])
     for worker, picks in ((people.alice, [[1], [0, 1]]), (people.bob, [[1], [0, 1]]), (people.charlie, [[3, 4], [2]])):
         for selected in picks:

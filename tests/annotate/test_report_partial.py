@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
-from annotate.models import Job, JobKind
+from annotate.models import Job
 from annotate.selectors.report import annotation_report
 from tests.annotate.conftest import People, make_job
 from tests.annotate.test_report import answer
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def pilot(people: People) -> Job:
     """Two items of five candidates, 3 votes wanted each, 2 given each (alice and bob)."""
-    job = make_job(JobKind.RELEVANCE, slug="pilot", items=2, overlap=3)
+    job = make_job("relevance", slug="pilot", items=2, overlap=3)
     for worker, picks in ((people.alice, [[1], [0, 1]]), (people.bob, [[1, 2], [0, 1]])):
         for selected in picks:
             answer(job, worker, selected=selected)

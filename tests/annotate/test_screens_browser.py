@@ -10,12 +10,13 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from annotate.acts import ACT_GUIDE
-from annotate.models import Assignment, AssignmentStatus, JobKind
+from annotate.kinds.dialog_acts.acts import ACT_GUIDE
+from annotate.models import Assignment, AssignmentStatus
 from tests.annotate.conftest import make_job
 from tests.chromium import CHROMIUM
 
 pytestmark = [
+    pytest.mark.backends,
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is not installed"),
 ]
@@ -32,7 +33,7 @@ def open_job(chromium, slug: str, worker: str, viewport: dict) -> Page:
 
 
 def test_the_relevance_error_shows_beside_the_submit_button(chromium) -> None:
-    job = make_job(JobKind.RELEVANCE, slug="rel-in-view", items=1, overlap=1,
+    job = make_job("relevance", slug="rel-in-view", items=1, overlap=1,
                    instructions="Select every sentence the assistant could use.")
     page = open_job(chromium, job.slug, "alice", {"width": 390, "height": 640})
     expect(page.get_by_test_id("candidate")).to_have_count(5)
@@ -46,7 +47,7 @@ def test_the_relevance_error_shows_beside_the_submit_button(chromium) -> None:
 
 
 def test_enter_with_unlabeled_messages_warns_once_then_submits(chromium) -> None:
-    job = make_job(JobKind.DIALOG_ACTS, slug="acts-warn", items=1, overlap=1)
+    job = make_job("dialog_acts", slug="acts-warn", items=1, overlap=1)
     page = open_job(chromium, job.slug, "bob", {"width": 1400, "height": 900})
     messages = page.get_by_test_id("act-message")
     expect(messages).to_have_count(3)
@@ -74,7 +75,7 @@ def test_enter_with_unlabeled_messages_warns_once_then_submits(chromium) -> None
 
 
 def test_every_act_shows_its_definition_and_an_example(chromium) -> None:
-    job = make_job(JobKind.DIALOG_ACTS, slug="acts-guide", items=1, overlap=1)
+    job = make_job("dialog_acts", slug="acts-guide", items=1, overlap=1)
     page = open_job(chromium, job.slug, "carol", {"width": 1400, "height": 900})
     expect(page.get_by_test_id("act-message")).to_have_count(3)
     assert len(ACT_GUIDE) == 16

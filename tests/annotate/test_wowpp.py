@@ -1,4 +1,4 @@
-"""WOW++ export (SCHEMAS.md section 3, exactly) and import: a file becomes a finished job whose
+"""WOW++ export (docs/schemas.md#wow, exactly) and import: a file becomes a finished job whose
 re-export is the same file; bad files store nothing."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotate.models import Item, ItemRole, Job, JobKind
+from annotate.models import Item, ItemRole, Job
 from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
 from tests.annotate.conftest import People, make_job
@@ -26,7 +26,7 @@ def vote(job: Job, worker, selected: list[int]) -> None:
 
 
 def test_it_exports_votes_in_the_wowpp_schema(tmp_path: Path, people: People) -> None:
-    job = make_job(JobKind.RELEVANCE, items=2, overlap=2)
+    job = make_job("relevance", items=2, overlap=2)
     vote(job, people.alice, [0, 1])
     vote(job, people.bob, [1, 4])  # k0 now complete; k1 has no answers
     out = tmp_path / "wowpp.json"
@@ -74,7 +74,7 @@ def test_it_imports_a_file_as_a_finished_job_and_exports_it_unchanged(tmp_path: 
     path = wowpp_file(tmp_path)
     call_command("import_dataset", "wowpp", str(path), "--job", "small")
     job = Job.objects.get(slug="small")
-    assert (job.kind, job.overlap, job.is_active) == (JobKind.RELEVANCE, 10, False)
+    assert (job.kind, job.overlap, job.is_active) == ("relevance", 10, False)
     assert Item.objects.get(job=job).imported_tally == {"annotators": 10, "selected": [7, 1, 0]}
     out = tmp_path / "again.json"
     call_command("export_dataset", "wowpp", "--job", "small", "--out", str(out))

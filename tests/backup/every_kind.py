@@ -9,13 +9,13 @@ from pathlib import Path
 
 from django.core.management import call_command
 
-from annotate.exporters.curiosity_acts import export_curiosity_acts
+from annotate.kinds.dialog_acts.exporter import export_curiosity_acts
 from annotate.models import Job
 from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
 from collect.exporters import ExportOptions, export_dataset
-from collect.exporters.curiosity import DB_FILE, FILES as CURIOSITY_FILES
-from collect.importers.curiosity import curiosity_import
+from collect.tasktypes.curiosity.exporter import DB_FILE, FILES as CURIOSITY_FILES
+from collect.tasktypes.curiosity.importer import curiosity_import
 from collect.models import Worker
 
 WIDE = dict(holdout_topics=0.4, valid=0.2, test=0.2)

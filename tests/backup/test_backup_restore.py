@@ -29,7 +29,7 @@ from tests.backup.every_kind import EXPORT_IN_CHILD, EXPORTS, exported_files, ex
 from tests.conftest import import_articles
 from tests.factories import make_campaign, make_room
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -1,28 +1,26 @@
-"""Browser tests: a live daphne serving the test database, and Debian's chromium driven by Playwright.
+"""Browser tests: Debian's chromium driven by Playwright against a live daphne serving the test
+database (tests/chromium.py, tests/live.py).
 
-The server is channels' own test server process (`DaphneProcess`, as `ChannelsLiveServerTestCase`
-uses it), forked after the test has written its data and settings, so it sees the same database,
-INDEX_DIR and channel layer configuration as the test.
+The browser is the run's one chromium, each test in contexts of its own; the server is one forked
+for the test's configuration (settings and environment as the test has them when it asks for
+`daphne_server`) and shared with the later tests of the same configuration. Fixtures that change
+settings the server must see (mturk_site, a campaign's own settings) come before `daphne_server`
+or `browser` among a test's parameters.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
-from django.db import connections
 
 from tests.browser.mturk_frame import mturk_site  # noqa: F401  (MTurk's frame; request it before the server)
-from tests.chromium import CHROMIUM, launched
-
-SERVER_START_SECONDS = 30
+from tests.chromium import CHROMIUM, SharedChromium
+from tests.knowledge import Snapshots
+from tests.live import DaphneServers, configuration_key
 
 # A tiny Wikipedia: enough for the topic passages and for retrieval to find something per turn.
 ARTICLES = [
@@ -32,21 +30,15 @@ ARTICLES = [
     ("B.B. King", "Riley B. King, known as B.B. King, was an American blues singer and guitarist. He was called the King of the Blues."),
     ("Delta blues", "Delta blues is one of the earliest-known styles of blues. It originated in the Mississippi Delta and is played on the guitar and the harmonica."),
     ("Tea", "Tea is an aromatic beverage prepared by pouring hot water over cured leaves of the tea plant. After water, tea is the most widely consumed drink in the world."),
+    # What an apprentice asks in a Blues room (two questions of bench/data/panel_questions.json),
+    # and more of the blues beside them.
+    ("Harmonica", "The harmonica, also known as a French harp or mouth organ, is a free reed wind instrument. It is played by using the lips and tongue to direct air into or out of its holes. The most common type has ten holes and is often called a blues harp."),
+    ("Chuck Berry", "Charles Edward Anderson Berry was an American guitarist, singer and songwriter. Nicknamed the Father of Rock and Roll, he turned rhythm and blues into rock and roll with songs such as Johnny B. Goode."),
+    ("Deep South", "The Deep South is a cultural and geographic subregion of the Southern United States. It was the home of cotton plantations in the 19th century."),
+    ("Rhythm and blues", "Rhythm and blues is a genre of popular music that originated in African American communities in the 1940s. Blues bands of the time played piano, guitars, bass and drums."),
+    ("Electric blues", "Electric blues is blues played with amplified instruments: the electric guitar, the electric bass and an amplified harmonica."),
+    ("Twelve-bar blues", "The twelve-bar blues is the most common chord progression of the blues, twelve bars of three chords."),
 ]
-
-
-def _fresh_executor_in_child() -> None:
-    """The server process is forked. Earlier tests may have started asgiref's one database thread
-    in this process; a fork copies its executor but not the thread, and every
-    database_sync_to_async call in the child would wait for it forever."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from asgiref.sync import SyncToAsync
-
-    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
-
-
-os.register_at_fork(after_in_child=_fresh_executor_in_child)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -59,16 +51,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
-def wow_knowledge(transactional_db, settings, tmp_path: Path):
-    """A knowledge source imported and indexed the way researchers do it."""
-    from retrieval.models import KnowledgeSource
-
-    settings.INDEX_DIR = tmp_path / "indexes"
-    path = tmp_path / "wiki.jsonl"
-    path.write_text("\n".join(json.dumps({"title": t, "text": x}) for t, x in ARTICLES), encoding="utf-8")
-    call_command("import_knowledge", "jsonl", str(path), source="browser-wiki", verbosity=0)
-    call_command("build_index", source="browser-wiki", verbosity=0)
-    return KnowledgeSource.objects.get(slug="browser-wiki")
+def wow_knowledge(transactional_db, settings, live_dir: Path, tmp_path: Path, knowledge_snapshots: Snapshots):
+    """`browser-wiki`: ARTICLES imported and indexed the way researchers do it (this test's own copy
+    of the run's one import, tests/knowledge.py), under the INDEX_DIR the run's servers share."""
+    settings.INDEX_DIR = live_dir / "indexes"
+    return knowledge_snapshots.source(slug="browser-wiki", articles=tuple(ARTICLES), index_dir=settings.INDEX_DIR, work_dir=tmp_path)
 
 
 @pytest.fixture
@@ -93,39 +80,19 @@ def wow_campaign(wow_knowledge):
 
 
 @pytest.fixture
-def daphne_server(wow_campaign, settings, monkeypatch) -> Iterator[str]:
-    """daphne serving the ASGI app (HTTP, static files, websockets) against the test database."""
-    from channels.testing.live import make_application
-    from daphne.testing import DaphneProcess
-
+def daphne_server(wow_campaign, settings, monkeypatch, daphne_servers: DaphneServers, shared_chromium: SharedChromium) -> Iterator[str]:
+    """The URL of a daphne serving the ASGI app (HTTP, static files, websockets) against the test
+    database, with this test's settings."""
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "127.0.0.1"]
-    # The child is forked: it inherits settings (already naming the test database) as they are now.
-    # Close our connections first so that it does not inherit an open socket to the database.
-    connections.close_all()
-    # No static wrapper of our own: groundwork.asgi serves /static/ itself (SERVE_STATIC), as in `make run`.
     # Reranks run in the server process even when a broker is configured (no rerank worker here).
-    monkeypatch.setenv("GROUNDWORK_RERANK_MODE", "process")
-    with daphne_running(DaphneProcess("127.0.0.1", partial(make_application, static_wrapper=None))) as server:
-        yield f"http://127.0.0.1:{server.port.value}"
-
-
-@contextmanager
-def daphne_running(server: Any) -> Iterator[Any]:
-    """Start a (forked) daphne.testing.DaphneProcess, yield it once it listens, and stop it after."""
-    server.daemon = True
-    server.start()
-    if not server.ready.wait(timeout=SERVER_START_SECONDS):
-        server.terminate()
-        detail = "" if server.errors.empty() else server.errors.get(False)[1]
-        raise RuntimeError(f"daphne did not start within {SERVER_START_SECONDS} s\n{detail}")
-    try:
-        yield server
-    finally:
-        server.terminate()
-        server.join(timeout=10)
+    settings.RERANK_MODE = "process"  # read once at start-up: set before the server is forked
+    server = daphne_servers.acquire(configuration_key(monkeypatch))
+    yield server.url
+    # The test's pages closed, then its requests and sockets ended, before its data is flushed.
+    shared_chromium.close_contexts()
+    daphne_servers.release(server)
 
 
 @pytest.fixture
-def browser(daphne_server):
-    with launched(timeout_ms=15_000) as chromium:
-        yield chromium
+def browser(daphne_server, shared_chromium: SharedChromium) -> Any:
+    return shared_chromium.browser(timeout_ms=15_000)

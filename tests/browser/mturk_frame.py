@@ -24,7 +24,6 @@ from __future__ import annotations
 import html
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
@@ -144,14 +143,19 @@ def serve() -> tuple[MTurkSite, ThreadingHTTPServer]:
     return site, server
 
 
+_running: MTurkSite | None = None  # the run's one stand-in site, started by the first test that asks
+
+
 @pytest.fixture
-def mturk_site(settings: Any) -> Iterator[MTurkSite]:
-    """The stand-in worker site, named as MTurk's frame ancestor and submit host."""
-    site, server = serve()
-    settings.MTURK_SUBMIT_HOSTS = [site.origin]
-    settings.MTURK_FRAME_ANCESTORS = [site.origin]
-    try:
-        yield site
-    finally:
-        server.shutdown()
-        server.server_close()
+def mturk_site(settings: Any) -> MTurkSite:
+    """The stand-in worker site, named as MTurk's frame ancestor and submit host. One site serves
+    the run (so the settings, and with them a live server, are the same for every test that asks);
+    each test starts with no submissions."""
+    global _running
+    if _running is None:
+        _running, _ = serve()
+    with _running._lock:
+        _running.submissions.clear()
+    settings.MTURK_SUBMIT_HOSTS = [_running.origin]
+    settings.MTURK_FRAME_ANCESTORS = [_running.origin]
+    return _running

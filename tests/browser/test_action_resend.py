@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 from collect.models import ActionReceipt, Campaign, Room, RoomStatus
 from tests.browser.test_wow_browser import FlakyNetwork, choose_topic, pair, reload_under_paused_clock, send, wait_for_knowledge
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 
 class SilentLoss(FlakyNetwork):

@@ -9,17 +9,18 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from collect.models import Campaign, CuriosityDialog, Room
+from collect.models import Campaign, Room
+from collect.tasktypes.curiosity.models import CuriosityDialog
 from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_knowledge  # noqa: F401 (fixtures)
 from tests.browser.test_chinese_worker_pages import DATA, assert_chinese
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
-from tests.curiosity.test_curiosity_browser import curiosity_campaign, like, open_worker, send, use_facts  # noqa: F401
+from tests.curiosity.test_curiosity_browser import curiosity_campaign, like, pair_curiosity, send, use_facts  # noqa: F401
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
+pytestmark = [pytest.mark.backends, pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
 TOPIC_DATA = (
     f"{DATA}, [data-testid=prepare-topic], [data-testid=prepare-summary], [data-testid=summary-topic], "
-    "[data-testid=summary], .entity-option, .aspect-name, .fact-text, #known-entities"
+    "[data-testid=summary], .entity-option, .aspect-name, .fact-text, .fact-source, .fact-context, #known-entities"
 )
 
 
@@ -27,13 +28,7 @@ def test_a_chinese_curiosity_campaign_shows_every_worker_screen_in_chinese(
     curiosity_campaign: Campaign, browser: Browser, daphne_server: str  # noqa: F811
 ) -> None:
     Campaign.objects.filter(pk=curiosity_campaign.pk).update(language="zh-hans", name="好奇心对话（中文）")
-    alice = open_worker(browser, daphne_server, curiosity_campaign, "alice")
-    expect(alice.get_by_test_id("status")).to_have_attribute("data-state", "waiting")
-    bob = open_worker(browser, daphne_server, curiosity_campaign, "bob")
-    for page in (alice, bob):
-        expect(page.locator("#room")).to_have_attribute("data-status", "preparing")
-    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
-    user, assistant = pages["user"], pages["assistant"]
+    user, assistant = pair_curiosity(browser, daphne_server, curiosity_campaign)
     dialog = CuriosityDialog.objects.get(room=Room.objects.get(campaign=curiosity_campaign))
     expect(user.get_by_test_id("entity-option")).to_have_count(len(dialog.related_entities))
     assert_chinese(user, assistant, selectors=TOPIC_DATA)

@@ -15,7 +15,7 @@ from tests.browser.test_chinese_worker_pages import DATA, assert_chinese
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 from tests.duconv.test_duconv_browser import duconv_campaign, open_pair, send, use  # noqa: F401 (fixture)
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
+pytestmark = [pytest.mark.backends, pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
 # The graph's entities, relations and values as the agent's panel shows them.
 GRAPH = f"{DATA}, [data-testid=topic-a], [data-testid=topic-b], #goal-relations, .entity-group h3, .fact-text"
@@ -28,6 +28,7 @@ def test_a_chinese_duconv_campaign_shows_every_worker_screen_in_chinese(
     agent, user = open_pair(browser, daphne_server, duconv_campaign)
     expect(agent.get_by_test_id("role-badge")).to_have_text("你是引导者")
     expect(user.get_by_test_id("role-badge")).to_have_text("你是用户")
+    expect(user.get_by_test_id("topic")).to_have_text("自由聊天")  # the server's "Free chat", in the page's language
     expect(agent.get_by_test_id("entity-group")).to_have_count(2)
     assert_chinese(agent, user, selectors=GRAPH)
 

@@ -14,7 +14,7 @@ from tests.browser.test_chinese_worker_pages import assert_chinese
 from tests.browser.test_modelchat_browser import label_sample, mc_browser_campaign, new_page  # noqa: F401 (fixture)
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
+pytestmark = [pytest.mark.backends, pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
 
 def test_a_chinese_model_chat_shows_every_screen_in_chinese(mc_browser_campaign, browser: Browser, daphne_server: str) -> None:
@@ -47,7 +47,7 @@ def test_a_chinese_model_chat_shows_every_screen_in_chinese(mc_browser_campaign,
     expect(partner).to_have_count(2, timeout=15_000)
     page.get_by_test_id("end-button").click()  # before the last message is labelled: the chat stays
     page.get_by_test_id("confirm-yes").click()
-    expect(page.get_by_test_id("error")).to_have_text("聊天已结束。请标注你搭档的最后一条消息，然后回答最后的问题。")
+    expect(page.get_by_test_id("chat-ended")).to_have_text("聊天已结束。请标注你搭档的最后一条消息，然后回答最后的问题。")
     assert_chinese(page)
     partner.nth(1).get_by_test_id("label-repetitive").check()
     expect(page.get_by_test_id("continue-button")).to_have_text("进入最后的问题")

@@ -15,7 +15,7 @@ from collect.models import Campaign, Room, RoomStatus
 from tests.browser.test_wow_browser import wait_for_knowledge
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
+pytestmark = [pytest.mark.backends, pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
 # What a worker sees as data, not as the screen's own words.
 DATA = (

@@ -6,7 +6,6 @@ worker sees the finish page with the code. The campaign's timeouts are a few sec
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +19,7 @@ from tests.browser.mturk_frame import MTurkSite
 from tests.paid.standin import StandIn, serve
 from tests.paid.sweeper import beat_stand_in
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 PLATFORMS = [Platform.INHOUSE, Platform.PROLIFIC, Platform.MTURK]
 ROOM_URL = re.compile(r"/room/[0-9a-f-]{36}/$")
@@ -47,14 +46,20 @@ class Seat:
         return self.page.script_errors  # type: ignore[attr-defined]
 
 
+_prolific: StandIn | None = None  # the run's one stand-in, started by the first test that asks
+
+
 @pytest.fixture
-def prolific(settings: Any) -> Iterator[StandIn]:
-    """A stand-in for Prolific's completion page (request it before the server, like mturk_site)."""
-    state, server = serve()
-    settings.PROLIFIC_COMPLETE_URL = f"{state.url}/submissions/complete"
-    yield state
-    server.shutdown()
-    server.server_close()
+def prolific(settings: Any) -> StandIn:
+    """A stand-in for Prolific's completion page (request it before the server, like mturk_site):
+    one for the run, each test starting with no requests seen."""
+    global _prolific
+    if _prolific is None:
+        _prolific, _ = serve()
+    _prolific.requests.clear()
+    _prolific.replies.clear()
+    settings.PROLIFIC_COMPLETE_URL = f"{_prolific.url}/submissions/complete"
+    return _prolific
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The wizard's panel for a turn whose knowledge does not come (its frames lost on the way) is asked
 for again with a `sync` 2.5 s after the partner's message and 5 s after that, and not again once the
 panel stops waiting at 10 s and gives the wizard back the previous turn's sentences
-(static/js/knowledge.js): a server that is late because it is busy is not sent more work. The
+(collect/tasktypes/wow/static/wow/knowledge.js): a server that is late because it is busy is not sent more work. The
 wizard's clock is Playwright's, paused and moved on by hand, and the page notes the clock's time of
 every frame it sends."""
 
@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, expect
 from collect.models import Campaign
 from tests.browser.test_wow_browser import FlakyNetwork, pair, reload_under_paused_clock, send, to_the_apprentices_turn
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 
 class LostKnowledge(FlakyNetwork):

@@ -11,15 +11,15 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Browser, Page, expect
 
-from collect.modelchat.selectors import modelchat_conversations
+from collect.tasktypes.modelchat.selectors import modelchat_conversations
 from tests.duconv.conftest import DEMO_TSV, GOAL
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 
 @pytest.fixture
 def mc_browser_campaign(wow_knowledge, settings):
-    from collect.modelchat.bots import builtin_models_ensure
+    from collect.tasktypes.modelchat.bots import builtin_models_ensure
     from collect.models import Campaign, Persona
 
     settings.CELERY_TASK_ALWAYS_EAGER = True  # the model runs in the server process (no models worker here)
@@ -78,7 +78,7 @@ def test_a_model_chat_in_the_browser(mc_browser_campaign, browser: Browser, daph
     # Ending before labelling the last message keeps the chat on screen until it is labelled.
     page.get_by_test_id("end-button").click()
     page.get_by_test_id("confirm-yes").click()  # "End chat" asks once more
-    expect(page.get_by_test_id("error")).to_contain_text("Label your partner's last message")
+    expect(page.get_by_test_id("chat-ended")).to_contain_text("Label your partner's last message")
     partner.nth(1).get_by_test_id("label-repetitive").check()
     partner.nth(1).get_by_test_id("label-off_topic").check()
     expect(partner.nth(1)).to_have_class(re.compile("message-labelled"))

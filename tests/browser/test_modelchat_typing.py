@@ -10,12 +10,12 @@ from playwright.sync_api import Browser, expect
 
 from tests.browser.test_modelchat_browser import new_page
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 
 @pytest.fixture
 def slow_campaign(wow_knowledge, settings):
-    from collect.modelchat.models import EvalModel, EvalModelKind
+    from collect.tasktypes.modelchat.models import EvalModel, EvalModelKind
     from collect.models import Campaign, Persona
 
     settings.CELERY_TASK_ALWAYS_EAGER = True  # the model runs in the server process

@@ -12,7 +12,7 @@ from collect.models import Assignment, Campaign, Outcome, Platform, Room
 from tests.browser.mturk_frame import PREVIEW, Hit, MTurkSite
 from tests.browser.test_wow_browser import choose_topic, send, wait_for_knowledge
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 ROOM_URL = re.compile(r"/room/[0-9a-f-]{36}/$")
 

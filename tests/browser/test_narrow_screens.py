@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 from collect.models import Campaign, Room, RoomStatus
 from tests.collect.conftest import Seat, make_room
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 SCREENSHOT_DIR = os.environ.get("GROUNDWORK_SCREENSHOT_DIR", "")
 PHONE = {"width": 390, "height": 844}

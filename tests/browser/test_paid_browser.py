@@ -15,7 +15,7 @@ from tests.browser.charts import charts_drawn
 from tests.browser.test_wow_browser import pair
 from tests.paid.sweeper import beat_stand_in
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 
 def test_an_idle_partner_times_out_and_the_other_worker_gets_the_partner_stalled_code(

@@ -16,14 +16,14 @@ from django.test import Client
 from django.utils.crypto import get_random_string
 from playwright.sync_api import Browser, Page, expect
 
-from annotate.exporters.curiosity_acts import export_curiosity_acts
+from annotate.kinds.dialog_acts.exporter import export_curiosity_acts
 from annotate.models import Job
 from collect.models import Campaign
 from research.runs import export_run_create, export_run_execute
 from research.targets import export_target_for_campaign
 from tests.backup.every_kind import ACTS_JOB, site_fill
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 PASSWORD = "correct horse battery"
 
 

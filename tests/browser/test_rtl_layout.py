@@ -11,7 +11,7 @@ from collect.models import Campaign
 from tests.browser.test_wow_browser import choose_topic, pair, send, wait_for_knowledge
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
+pytestmark = [pytest.mark.backends, pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
 
 def inside_window(page: Page, selector: str) -> None:

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, expect
 from collect.models import Campaign, Room, RoomStatus
 from tests.browser.test_wow_browser import choose_topic, pair, send, wait_for_knowledge
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 # Set GROUNDWORK_SCREENSHOT_DIR to keep a picture of the warned wizard (gw-turn-limit.png).
 SCREENSHOT_DIR = os.environ.get("GROUNDWORK_SCREENSHOT_DIR", "")
 

@@ -19,12 +19,10 @@ from collect.lifecycle.links import join_link
 from collect.models import Assignment, AssignmentStatus, Campaign, Outcome, Room, RoomStatus
 from tests.browser.test_narrow_screens import PHONE, box, open_seat, shoot
 from tests.collect.conftest import make_room
-from tests.duconv.conftest import make_room as make_duconv_room
-from tests.curiosity.conftest import make_room as make_curiosity_room
 from tests.curiosity.test_curiosity_browser import curiosity_campaign  # noqa: F401 (fixture)
 from tests.duconv.test_duconv_browser import duconv_campaign  # noqa: F401 (fixture)
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 DESKTOP = {"width": 1280, "height": 800}
 
@@ -125,7 +123,7 @@ def test_the_partner_back_notice_goes_away(browser: Browser, daphne_server: str,
 
 
 def test_duconv_marks_survive_a_reload(browser: Browser, daphne_server: str, duconv_campaign: Campaign) -> None:  # noqa: F811
-    room = make_duconv_room(duconv_campaign)
+    room = make_room(duconv_campaign)
     agent = open_seat(browser, daphne_server, room.room, room.agent, DESKTOP)
     triples = agent.get_by_test_id("triple")
     expect(triples.first).to_be_visible()
@@ -150,7 +148,7 @@ def test_duconv_marks_survive_a_reload(browser: Browser, daphne_server: str, duc
 
 
 def test_the_duconv_counter_names_what_the_end_waits_for(browser: Browser, daphne_server: str, duconv_campaign: Campaign) -> None:  # noqa: F811
-    room = make_duconv_room(duconv_campaign)
+    room = make_room(duconv_campaign)
     Room.objects.filter(pk=room.room.pk).update(turns_required=1)
     agent = open_seat(browser, daphne_server, room.room, room.agent, DESKTOP)
     user = open_seat(browser, daphne_server, room.room, room.user, DESKTOP)
@@ -168,7 +166,7 @@ def test_the_header_keeps_badge_and_counter_in_place(
     if protocol == "curiosity":
         from collect.services import rooms
 
-        paired = make_curiosity_room(request.getfixturevalue("curiosity_campaign"))
+        paired = make_room(request.getfixturevalue("curiosity_campaign"))
         frame = {"type": "mark_known", "entities": []}
         rooms.room_act(room_id=paired.room.id, assignment=paired.user.assignment, name="mark_known", frame=frame)
         room, seats = paired.room, {"user": paired.user, "assistant": paired.assistant}
@@ -176,7 +174,7 @@ def test_the_header_keeps_badge_and_counter_in_place(
         paired = make_room(wow_campaign, topic="Blues")
         room, seats = paired.room, {"wizard": paired.wizard, "apprentice": paired.apprentice}
     else:
-        paired = make_duconv_room(request.getfixturevalue("duconv_campaign"))
+        paired = make_room(request.getfixturevalue("duconv_campaign"))
         room, seats = paired.room, {"agent": paired.agent, "user": paired.user}
     for role, seat in seats.items():
         page = open_seat(browser, daphne_server, room, seat, viewport)

@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, expect
 from collect.models import Campaign, Message
 from tests.browser.test_wow_browser import choose_topic, pair, send, wait_for_knowledge
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 
 def test_a_reload_keeps_the_reranked_panel_the_tick_and_the_draft(

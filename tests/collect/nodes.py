@@ -57,6 +57,26 @@ def wait_listening(port: int, process: subprocess.Popen[bytes], *, seconds: floa
     raise AssertionError(f"{what} on {port} did not start: {tail()}")
 
 
+def wait_application(port: int, process: subprocess.Popen[bytes], *, seconds: float, what: str, log: Path | None = None) -> None:
+    """Until `GET /readyz` answers 200: a chat process listens before its application has loaded
+    (groundwork/startup.py) and answers 503 until then, as a proxy sees it; fails if `process` exits."""
+    import urllib.error
+    import urllib.request
+
+    wait_listening(port, process, seconds=seconds, what=what, log=log)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"{what} exited: {log.read_text()[-3000:] if log else ''}"
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{what} on {port} did not load its application within {seconds} s")
+
+
 def node_env(index_dir: Path, **extra: str) -> dict[str, str]:
     return {
         **os.environ,
@@ -101,8 +121,21 @@ class Node:
             )
 
     def wait_ready(self) -> None:
+        """Until the process answers /readyz with 200: it listens at once, and is ready once its
+        application has loaded (groundwork/startup.py)."""
         assert self.process is not None
         wait_listening(self.port, self.process, seconds=START_SECONDS, what="daphne", log=self.log)
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/readyz", timeout=10) as response:
+                    if response.status == 200:
+                        return
+            except OSError:  # 503 (an HTTPError) while the application loads, or a refused connection
+                pass
+            assert self.process.poll() is None, f"daphne exited: {self.log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, f"daphne on {self.port} not ready: {self.log.read_text()[-3000:]}"
+            time.sleep(0.1)
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:

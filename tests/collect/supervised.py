@@ -38,7 +38,7 @@ class Supervised:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, *more: str) -> None:
-        command = [sys.executable, "-m", "groundwork.topology", "run", "--no-demo", "--out", str(self.out),
+        command = [sys.executable, "-m", "groundwork.topology", "run", "--out", str(self.out),
                    "--port", str(self.port), *self.options, *more]
         with self.log.open("ab") as output:
             self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=output, stderr=subprocess.STDOUT)

@@ -1,5 +1,5 @@
-"""The Wizard of Wikipedia export: exact format (SCHEMAS.md section 1), splits, and that ParlAI's
-`wizard_of_wikipedia` teachers can read it."""
+"""The Wizard of Wikipedia export: exact format (docs/schemas.md#wizard-of-wikipedia), splits, and
+that ParlAI's `wizard_of_wikipedia` teachers can read it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from collect.exporters import ExportOptions, export_dataset
-from collect.exporters.wow import ALL_DIALOGUES, FILES, TEST_TOPIC, VALID_TOPIC
+from collect.tasktypes.wow.exporter import ALL_DIALOGUES, FILES, TEST_TOPIC, VALID_TOPIC
 from collect.models import Campaign, Room, RoomStatus
 from tests.factories import add_message, make_campaign, make_persona, make_room
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from collect.exporters import ExportOptions, export_dataset
-from collect.exporters.wow import ALL_DIALOGUES, FILES, TEST_RANDOM, TRAIN
+from collect.tasktypes.wow.exporter import ALL_DIALOGUES, FILES, TEST_RANDOM, TRAIN
 from collect.models import Campaign
 from tests.collect.test_export_wow import wow_room
 from tests.factories import make_campaign

@@ -13,12 +13,12 @@ import pytest
 from channels.db import database_sync_to_async
 
 from collect.models import Message
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from collect.services import knowledge_fallback, rooms
 from collect.services.knowledge_claims import claim_holder, claim_release, claims_take_for_worker
 from tests.collect.conftest import PairedRoom, make_room
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

@@ -15,13 +15,13 @@ import pytest
 from channels.db import database_sync_to_async
 
 from collect.models import Message
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from collect.services import knowledge_fallback, rooms
 from collect.services.knowledge_claims import claim_holder
 from tests.collect.conftest import PairedRoom, make_room
 from tests.collect.nodes import node_env
 from tests.collect.ws import connect, receive_until, send
-from tests.services import celery_worker, needs_broker
+from tests.services import celery_worker, needs_broker, tracebacks
 
 pytestmark = [
     pytest.mark.services,
@@ -133,13 +133,15 @@ async def test_a_worker_stopped_mid_dialogue(chatting: PairedRoom, celery_mode, 
         assert len(messages) == 8 and all(m.retrieved_passages is not None for m in messages)
         holders = await database_sync_to_async(lambda: [claim_holder(m.pk) for m in messages[4:]])()
         assert all(h is not None and h.startswith("fallback:") for h in holders), holders
+        await asyncio.to_thread(worker.stop)
+        assert tracebacks(worker.log) == 0
     finally:
         await asyncio.to_thread(worker.stop)
         await wizard.disconnect()
         await apprentice.disconnect()
 
 
-async def test_a_busy_worker_is_waited_for_a_while_and_then_not(chatting: PairedRoom, celery_mode, settings, caplog) -> None:
+async def test_a_busy_worker_is_waited_for_a_while_and_then_not(chatting: PairedRoom, celery_mode, settings, caplog, monkeypatch) -> None:
     """On a saturated machine the worker lags but lives: the chat process waits for it (up to
     BUSY_WORKER_WAITS deadlines) rather than retrieving as well; a worker gone quiet is not."""
     from collect.services.knowledge_claims import claims_take_for_worker
@@ -158,12 +160,33 @@ async def test_a_busy_worker_is_waited_for_a_while_and_then_not(chatting: Paired
     async def publish(frames: dict) -> None:
         published.append(frames)
 
+    # The messages the chat process checked (once per deadline) and those it then took to
+    # retrieve itself: a decision records both in one step of the event loop.
+    checked: list[int] = []
+    taken: list[int] = []
+    check, take = knowledge_fallback.claims_check_for_fallback, knowledge_fallback.claims_take_for_fallback
+
+    async def counted_check(message_ids: list[int]):
+        held = await check(message_ids)
+        checked.extend(message_ids)
+        return held
+
+    async def counted_take(message_ids: list[int]):
+        taken.extend(message_ids)
+        return await take(message_ids)
+
+    monkeypatch.setattr(knowledge_fallback, "claims_check_for_fallback", counted_check)
+    monkeypatch.setattr(knowledge_fallback, "claims_take_for_fallback", counted_take)
+
     # A worker started a task just now (another message), then starts this one after two deadlines.
     await database_sync_to_async(claims_take_for_worker)([10**9], task_id="busy")
     first = await database_sync_to_async(posted)("w1")
     waiting = knowledge_fallback.fallback_schedule(message_id=first, publish=publish)
-    await asyncio.sleep(1.2)
-    assert not waiting.done()  # past its deadline, still waiting for the busy worker
+    deadline = time.monotonic() + 10
+    while first not in checked:  # its first deadline
+        assert time.monotonic() < deadline, "no decision on the message within 10 s"
+        await asyncio.sleep(0.05)
+    assert first not in taken and not waiting.done()  # past its deadline, still waiting for the busy worker
     assert await database_sync_to_async(claims_take_for_worker)([first], task_id="late") == [first]
     await asyncio.wait_for(waiting, timeout=10)
     assert published == [] and await database_sync_to_async(claim_holder)(first) == "worker:late"

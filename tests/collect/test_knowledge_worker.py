@@ -13,13 +13,13 @@ from channels.db import database_sync_to_async
 from django.db import connection
 
 from collect.models import Message
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from collect.services import rooms
 from collect.tasks import knowledge_sweep, messages_knowledge
 from tests.collect.conftest import PairedRoom, make_room
 from tests.collect.nodes import NODE_APPLICATION, node_env
 from tests.collect.ws import connect, receive_until, send
-from tests.services import celery_worker, needs_broker
+from tests.services import celery_worker, connection_killed_on, needs_broker, tracebacks
 
 pytestmark = [
     pytest.mark.services,
@@ -35,11 +35,17 @@ def worker(campaign, index_dir: Path, tmp_path: Path, settings):
     # INFO: the log names every task the worker received.
     options = ("-Q", "default,rerank", "--pool", "solo", "--loglevel", "INFO", "--without-gossip", "--without-mingle")
     with (tmp_path / "worker.log").open("wb") as log, celery_worker(*options, env=env, log=log) as process:
+        # Consuming before the test starts: a loaded machine takes a while to start a worker, and
+        # the tests' deadlines are for the work, not for that.
+        deadline = time.monotonic() + 180
+        while " ready." not in (tmp_path / "worker.log").read_text(errors="replace"):
+            assert process.poll() is None and time.monotonic() < deadline, "the worker did not start"
+            time.sleep(0.2)
         yield process
 
 
-def retrieved_by_worker(message_id: int) -> None:
-    deadline = time.monotonic() + 60
+def retrieved_by_worker(message_id: int, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
     while Message.objects.get(pk=message_id).retrieved_passages is None:
         assert time.monotonic() < deadline, "the worker never retrieved"
         time.sleep(0.2)
@@ -96,7 +102,23 @@ def test_the_sweep_queues_retrieval_that_a_dead_process_left_undone(chatting: Pa
     assert list(Message.objects.get(pk=posted.message.pk).retrieved_passages[0]) in (["Blues"], ["Jazz"])
 
 
-def test_the_worker_keeps_its_database_connection_from_task_to_task(chatting: PairedRoom, worker) -> None:
+def test_a_retrieval_whose_connection_dies_twice_is_retried_by_its_task(chatting: PairedRoom, worker, tmp_path: Path) -> None:
+    """The database cuts the worker's connection as the retrieval is saved, on the task's first try
+    and on its second on a new connection: the task lets its claim go and is retried a second
+    later, and that saves it. Nothing waits for the claim to expire (CLAIM_TTL_S, 60 s) or for
+    the sweep (messages 20 s old, every 30 s)."""
+    frame = {"type": "message", "client_id": "w1", "text": "Blues and jazz", "checked": {"no_passages_used": True}}
+    posted = rooms.message_post(room_id=chatting.room.id, assignment=chatting.wizard.assignment, client_id="w1",
+                                text="Blues and jazz", frame=frame)
+    with connection_killed_on("collect_message", "UPDATE OF retrieved_passages", times=2):
+        messages_knowledge.delay([posted.message.pk])
+        retrieved_by_worker(posted.message.pk, seconds=15)
+    log = (tmp_path / "worker.log").read_text(errors="replace")
+    assert f"message {posted.message.pk}: retrieval lost its database: django.db.utils.OperationalError" in log
+    assert tracebacks(tmp_path / "worker.log") == 0, log[-3000:]
+
+
+def test_the_worker_keeps_its_database_connection_from_task_to_task(chatting: PairedRoom, worker, tmp_path: Path) -> None:
     """A new PostgreSQL connection for each task would start a server process for every chat message."""
     def worker_connections() -> list[tuple]:
         with connection.cursor() as cursor:
@@ -120,3 +142,4 @@ def test_the_worker_keeps_its_database_connection_from_task_to_task(chatting: Pa
         seen.append(worker_connections())
     assert len(seen[0]) == 1 and seen[1] == seen[0]
     assert len(seen[2]) == 1 and seen[2] != seen[1]
+    assert tracebacks(tmp_path / "worker.log") == 0  # a lost connection is one line at most

@@ -15,6 +15,8 @@ from collect.models import Assignment, Campaign, Message, Room
 from collect.services import rooms
 from tests.factories import add_message, make_campaign, make_room
 
+pytestmark = pytest.mark.backends
+
 
 def _reads_panels(sql):
     """Whether a statement reads the panels' text (the message's INSERT names every column)."""

@@ -12,8 +12,8 @@ import time
 import pytest
 from websockets.asyncio.server import serve
 
-from collect import netclient
-from collect.netclient import Worker, resend_wait
+from tests.collect import netclient
+from tests.collect.netclient import Worker, resend_wait
 
 
 def test_each_wait_doubles_up_to_the_cap() -> None:

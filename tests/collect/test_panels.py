@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from collect.models import Message, Room
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from collect.services.panels import knowledge_reranked_save
 from tests.collect.conftest import make_room
 

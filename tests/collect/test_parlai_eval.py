@@ -15,7 +15,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 WOWPP = REPO.parent / "shared" / "data" / "wowpp" / "test_random_augmented_wow.json"
 
+# ParlAI's evaluation may take its own 900 s.
 pytestmark = [
+    pytest.mark.backends,
+    pytest.mark.timeout(1200),
     pytest.mark.skipif(not os.environ.get("GROUNDWORK_PARLAI_PYTHON"),
                        reason="GROUNDWORK_PARLAI_PYTHON is not set (a Python with ParlAI installed)"),
     pytest.mark.skipif(not WOWPP.exists(), reason="the shared WOW++ file is not here"),

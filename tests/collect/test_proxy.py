@@ -15,7 +15,7 @@ import pytest
 from tests.collect.nodes import PROXIED_SERVICES, HAProxy, Node, node_env
 from tests.collect.test_node_faults import check, fault_campaign, trial  # noqa: F401 - fault_campaign is a fixture
 
-pytestmark = PROXIED_SERVICES
+pytestmark = [pytest.mark.backends, *PROXIED_SERVICES]
 
 
 @dataclass(frozen=True)

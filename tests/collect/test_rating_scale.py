@@ -9,7 +9,7 @@ import pytest
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from collect.modelchat.config import DEFAULT_QUESTIONS, Question
+from collect.tasktypes.modelchat.config import DEFAULT_QUESTIONS, Question
 
 LABEL = re.compile(r'data-value="(\d)".*?<span class="rating-label">([^<]*)</span>')
 

@@ -14,9 +14,10 @@ import pytest
 from django.db import connection, connections
 
 from collect.models import Campaign
-from tests.browser.conftest import _fresh_executor_in_child, daphne_running  # noqa: F401 (fork hook)
+from tests.live import daphne_running  # the fork hook comes with it
 
 pytestmark = [
+    pytest.mark.backends,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(not os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="needs PostgreSQL"),
 ]

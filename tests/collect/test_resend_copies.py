@@ -9,14 +9,13 @@ import pytest
 from channels.db import database_sync_to_async
 from prometheus_client import REGISTRY
 
-from collect.consumers.room import ANSWERS_KEPT
 from collect.models import Message
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from tests.collect.conftest import PairedRoom, make_room
 from tests.collect.test_room_repair import synced
 from tests.collect.ws import receive_ack, receive_until, send
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 NONE_USED = {"no_passages_used": True}
 
 
@@ -94,13 +93,3 @@ async def test_a_refused_frame_is_not_remembered_and_its_copy_is_applied_once_it
     assert (own["type"], own["seq"], own["text"]) == ("message", 2, "Me first")
     await wizard.disconnect()
     await apprentice.disconnect()
-
-
-def test_a_socket_keeps_only_its_latest_answers() -> None:
-    from collect.consumers.room import RoomConsumer
-
-    consumer = RoomConsumer()
-    for number in range(ANSWERS_KEPT + 1):
-        consumer.remember_answer(f"c{number}", {"type": "ack", "client_id": f"c{number}", "seq": number})
-    consumer.remember_answer(None, {"type": "ack"})  # a frame without a client_id has no copies
-    assert list(consumer.answered) == [f"c{number}" for number in range(1, ANSWERS_KEPT + 1)]

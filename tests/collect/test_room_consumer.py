@@ -11,12 +11,12 @@ from django.utils import timezone
 
 from collect.lifecycle import heartbeats
 from collect.models import Assignment, Campaign, Message, Room, RoomStatus
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from tests.collect.conftest import PairedRoom, make_room, session_cookie
 from tests.collect.ws import connect, receive_ack, receive_until, send
 from tests.paid.sweeper import beat_stand_in
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 def path(paired: PairedRoom) -> str:
@@ -338,9 +338,9 @@ async def test_a_room_ends_incomplete_when_a_partner_stays_away(chatting: Paired
     await wizard.disconnect()
 
 
-async def test_the_wizard_gets_a_reranked_panel_after_the_tfidf_one(chatting: PairedRoom, monkeypatch) -> None:
+async def test_the_wizard_gets_a_reranked_panel_after_the_tfidf_one(chatting: PairedRoom, settings) -> None:
     # In this process even when a broker is configured (no rerank worker runs in this test).
-    monkeypatch.setenv("GROUNDWORK_RERANK_MODE", "process")
+    settings.RERANK_MODE = "process"
     wizard, apprentice = await join(chatting, chatting.wizard), await join(chatting, chatting.apprentice)
     await send(wizard, {"type": "message", "client_id": "w1", "text": "Hello!", "checked": {"no_passages_used": True}})
     await receive_until(apprentice, "message")

@@ -15,14 +15,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from collect.models import Message, Room
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from collect.services import knowledge, rooms
 from collect.tasks import knowledge_sweep
 from retrieval.rankers.tfidf import TfidfRanker
 from tests.collect.conftest import PairedRoom, Seat, make_room
 from tests.collect.ws import connect, receive_ack, receive_until, send
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 NONE_USED = {"no_passages_used": True}
 
 
@@ -131,9 +131,17 @@ def test_the_sweep_retrieves_for_messages_a_dead_process_left_without_knowledge(
     assert list(passages[0]) in (["Blues"], ["Jazz"])
 
 
+async def drained(communicator) -> None:
+    """Until the socket has sent everything it had to (what the partner's joining and syncing
+    gave it), so that a frame checked next was sent after what follows."""
+    while not await communicator.receive_nothing(timeout=0.5):
+        await communicator.receive_from()
+
+
 async def test_a_partner_who_missed_a_change_of_state_gets_it_when_the_other_syncs(chatting: PairedRoom) -> None:
     await database_sync_to_async(Room.objects.filter(pk=chatting.room.pk).update)(status="rating")
     wizard, apprentice = await synced(chatting, chatting.wizard), await synced(chatting, chatting.apprentice)
+    await drained(wizard)
     # The apprentice's rating ends the room; its process dies before the broadcast.
     await database_sync_to_async(rooms.rating_submit)(
         room_id=chatting.room.id, assignment=chatting.apprentice.assignment, frame={"type": "rate", "rating": 4}
@@ -143,6 +151,23 @@ async def test_a_partner_who_missed_a_change_of_state_gets_it_when_the_other_syn
     assert (await receive_until(wizard, "state"))["status"] == "complete"
     await wizard.disconnect()
     await again.disconnect()
+
+
+async def test_a_partner_who_missed_a_change_of_state_gets_it_when_the_other_comes_back_without_a_sync(chatting: PairedRoom) -> None:
+    """A page that finds the room ended as its socket connects leaves, maybe before its sync is
+    answered (or the sync fails on a lost database): its coming back is enough."""
+    await database_sync_to_async(Room.objects.filter(pk=chatting.room.pk).update)(status="rating")
+    wizard, apprentice = await synced(chatting, chatting.wizard), await synced(chatting, chatting.apprentice)
+    await drained(wizard)
+    await database_sync_to_async(rooms.rating_submit)(
+        room_id=chatting.room.id, assignment=chatting.apprentice.assignment, frame={"type": "rate", "rating": 4}
+    )
+    await apprentice.disconnect()
+    again = await connect(f"/ws/room/{chatting.room.id}/", chatting.apprentice.cookie)
+    assert (await receive_until(again, "state"))["status"] == "complete"
+    await again.disconnect()  # no sync
+    assert (await receive_until(wizard, "state"))["status"] == "complete"
+    await wizard.disconnect()
 
 
 def test_retrieval_that_runs_after_the_wizard_answered_keeps_its_passages_but_sends_no_stale_panel(chatting: PairedRoom) -> None:

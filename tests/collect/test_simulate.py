@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from collect.models import Campaign, Message, Room, RoomStatus
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 def test_it_runs_complete_dialogues(campaign: Campaign) -> None:
@@ -29,7 +30,22 @@ def test_it_runs_complete_dialogues(campaign: Campaign) -> None:
             if message.role == "wizard":
                 (key,) = message.checked_sentence
                 assert key == "no_passages_used" or key.split("_")[0] in ("chosen", "partner", "self")
+                # The wizard says the sentence they checked, in their own frame.
+                (sentence,) = message.checked_sentence.values()
+                assert key == "no_passages_used" or sentence[1:40] in message.text, (sentence, message.text)
+        assert len({m.text for m in messages}) == len(messages)  # nobody repeats a line
     assert Message.objects.filter(role="wizard").exclude(checked_sentence__has_key="no_passages_used").exists()
+
+
+def test_the_apprentice_asks_about_names_the_knowledge_mentions(campaign: Campaign) -> None:
+    # Blues' passage names the Deep South and the United States: the apprentice asks about them.
+    campaign.personas.update(topics=["Blues"])
+    call_command("simulate", "wow", dialogues=2, concurrency=2, stdout=io.StringIO())
+    for room in Room.objects.filter(campaign=campaign):
+        heard = " ".join([*room.topic_passage, *room.messages.filter(role="wizard").values_list("text", flat=True)])
+        asked = list(room.messages.filter(role="apprentice").values_list("text", flat=True))
+        named = [n for q in asked for n in re.findall(r"[A-Z]\w+(?: [A-Z]\w+)*", q) if n not in ("Blues", "I") and n in heard]
+        assert named, asked
 
 
 def test_it_rates_a_dialogue_that_the_turn_limit_ends(campaign: Campaign) -> None:

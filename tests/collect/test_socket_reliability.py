@@ -17,14 +17,14 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from collect import selectors
 from groundwork import close_codes
 from collect.models import ActionReceipt, Assignment, Room, RoomStatus
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from collect.services import rooms
 from tests.collect.conftest import PairedRoom, make_room
 from tests.collect.test_resend_copies import frames_before_pong, resends
 from tests.collect.test_room_repair import synced
 from tests.collect.ws import connect, receive_ack, receive_until, send
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 NONE_USED = {"no_passages_used": True}
 
 
@@ -124,7 +124,7 @@ async def test_a_message_refused_as_stale_brings_the_panel_whose_retrieval_was_l
     # The apprentice's message committed; its retrieval died with a dropped database connection.
     await database_sync_to_async(rooms.message_post)(
         room_id=chatting.room.id, assignment=chatting.apprentice.assignment, client_id="a1",
-        text="Tell me about the guitar strings", frame={"type": "message"},
+        text="I prefer blues music from the Deep South", frame={"type": "message"},
     )
     checked = {"source": "partner", "passage": 0, "sentence": 0, "knowledge_seq": shown["after_seq"]}
     await send(wizard, {"type": "message", "client_id": "w1", "text": "Six of them.", "checked": checked})
@@ -133,12 +133,40 @@ async def test_a_message_refused_as_stale_brings_the_panel_whose_retrieval_was_l
         frames.append(await wizard.receive_json_from(timeout=5))
     assert any(f["type"] == "error" and f["code"] == "stale_knowledge" for f in frames), frames
     panel = next(f for f in frames if f["type"] == "knowledge" and f["after_seq"] == 1)
-    assert any(p["source"] == "partner" for p in panel["passages"])
+    assert any(p["source"] == "partner" for p in panel["passages"]), panel
     # Checked again on the panel that came, the message is stored.
     checked = {"source": "partner", "passage": 0, "sentence": 0, "knowledge_seq": 1}
     await send(wizard, {"type": "message", "client_id": "w1", "text": "Six of them.", "checked": checked})
     assert (await receive_ack(wizard, "w1"))["seq"] == 2
     await wizard.disconnect()
+
+
+async def test_a_sentence_of_the_current_panel_is_taken_though_the_wizards_own_retrieval_was_lost(chatting: PairedRoom, settings) -> None:
+    """The wizard's last message committed, its retrieval died with a dropped database connection:
+    the panel for the apprentice's reply has the partner's passages and none of the wizard's own.
+    A sentence of the partner's passages is named by the same indexes whether the wizard's come
+    later or not, so it is not refused as stale."""
+    settings.KNOWLEDGE_MODE = "process"
+    wizard, apprentice = await synced(chatting, chatting.wizard), await synced(chatting, chatting.apprentice)
+    await send(apprentice, {"type": "message", "client_id": "a1", "text": "Do you play the guitar?"})
+    await receive_ack(apprentice, "a1")
+    await database_sync_to_async(rooms.message_post)(
+        room_id=chatting.room.id, assignment=chatting.wizard.assignment, client_id="w1",
+        text="I do, six strings.", frame={"type": "message", "checked": NONE_USED},
+    )
+    await send(apprentice, {"type": "message", "client_id": "a2", "text": "I prefer blues music from the Deep South"})
+    panel = await receive_until(wizard, "knowledge", timeout=10)
+    while not (panel["after_seq"] == 3 and any(p["source"] == "partner" for p in panel["passages"])):
+        panel = await receive_until(wizard, "knowledge", timeout=10)
+    assert not any(p["source"] == "self" for p in panel["passages"])
+    checked = {"source": "partner", "passage": 0, "sentence": 0, "knowledge_seq": 3}
+    await send(wizard, {"type": "message", "client_id": "w2", "text": "Blues began in the 1860s.", "checked": checked})
+    frame = await wizard.receive_json_from(timeout=10)
+    while frame.get("client_id") != "w2" and frame["type"] != "error":
+        frame = await wizard.receive_json_from(timeout=10)
+    assert frame["type"] == "message" and frame["seq"] == 4, frame
+    await wizard.disconnect()
+    await apprentice.disconnect()
 
 
 async def test_a_lost_database_in_a_group_event_closes_with_4500_and_one_log_line(chatting: PairedRoom, monkeypatch, caplog) -> None:

@@ -1,7 +1,7 @@
 """`make run-prod` under supervisord (groundwork/topology.py): each kind of process SIGKILLed in
 turn mid-dialogue comes back within 5 s, alone (the others keep their pids), and nothing is lost;
 a second machine's chat process behind the first machine's proxy, whose whole topology then dies,
-loses nothing either. Pages join and chat through the proxy as in tests/collect/test_proxy.py."""
+loses nothing either; no program (chat process, Celery worker, beat) writes a traceback. Pages join and chat through the proxy as in tests/collect/test_proxy.py."""
 
 from __future__ import annotations
 
@@ -20,12 +20,13 @@ from pathlib import Path
 import pytest
 
 from collect.models import Message
-from collect.netclient import Worker
+from tests.collect.netclient import Worker
 from tests.collect.nodes import PROXIED_SERVICES
 from tests.collect.supervised import ROOT, Supervised, topology_env
 from tests.collect.test_node_faults import check, fault_campaign, trial  # noqa: F401 - fault_campaign is a fixture
+from tests.services import tracebacks
 
-pytestmark = PROXIED_SERVICES
+pytestmark = [pytest.mark.backends, *PROXIED_SERVICES]
 BACK_WITHIN_S = 5.0
 VICTIMS = ("web1", "default", "beat", "proxy")  # a chat process, a Celery worker, beat, the proxy
 
@@ -122,6 +123,8 @@ def test_each_process_killed_comes_back_alone_within_5_s_and_nothing_is_lost(mac
         machine.wait_ready(machine.port)
         print(f"{victim}: back in {restarted[0]:.2f} s; reconnects {[w.stats.reconnects for w in workers]}")
     assert reconnects >= 1  # the chat process's and the proxy's deaths did cut pages' sockets
+    # Every program's output (chat processes with their knowledge dispatch, the Celery worker, beat).
+    assert tracebacks(machine.log) == 0, machine.tail()
 
 
 async def held_open(worker: Worker, stop: asyncio.Event) -> None:
@@ -184,6 +187,7 @@ def test_a_rolling_restart_moves_every_page_and_loses_nothing(machine: Supervise
     closed = [int(n) for n in re.findall(r"and (\d+) websockets with 4503", machine.log.read_text(errors="replace"))]
     assert len(closed) == 2 and sum(closed) >= 1, (closed, output)
     print(f"{number} trials during the restart; drains closed {closed} sockets\n{output}")
+    assert tracebacks(machine.log) == 0, machine.tail()
 
 
 def test_a_second_machine_behind_the_proxy_can_die_whole_and_nothing_is_lost(fault_campaign, index_dir: Path, tmp_path: Path) -> None:
@@ -215,6 +219,7 @@ def test_a_second_machine_behind_the_proxy_can_die_whole_and_nothing_is_lost(fau
         # B did serve room sockets of these pages before it died, and they moved to A.
         assert "WSCONNECT /ws/room/" in second.log.read_text(errors="replace")
         assert sum(worker.stats.reconnects for worker in workers) >= 1
+        assert tracebacks(first.log, second.log) == 0, first.tail()
     finally:
         first.stop()
         second.stop()

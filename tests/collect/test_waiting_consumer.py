@@ -10,7 +10,7 @@ from collect.services import matchmaking
 from tests.collect.conftest import session_cookie
 from tests.collect.ws import connect, receive_until
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 @database_sync_to_async

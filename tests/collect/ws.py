@@ -46,7 +46,12 @@ async def connect(path: str, cookie: bytes | None, *, raw: bool = False) -> Webs
     return communicator
 
 
-async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout: float = 3) -> dict[str, Any]:
+# How long a wait for a frame lasts before it fails: it ends as soon as the frame comes, so only a
+# test that is failing waits this long, and a loaded CI machine is not taken for a lost frame.
+FRAME_WAIT = 15
+
+
+async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout: float = FRAME_WAIT) -> dict[str, Any]:
     """The next frame of type `kind`, skipping the others."""
     while True:
         frame = await communicator.receive_json_from(timeout=timeout)
@@ -54,7 +59,7 @@ async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout:
             return frame
 
 
-async def receive_ack(communicator: WebsocketCommunicator, client_id: str, timeout: float = 3) -> dict[str, Any]:
+async def receive_ack(communicator: WebsocketCommunicator, client_id: str, timeout: float = FRAME_WAIT) -> dict[str, Any]:
     """The frame that acknowledges the message sent as `client_id`, skipping the others: the message
     itself coming back to its sender (a new one) or an `ack` (a resend of a stored one)."""
     while True:

@@ -3,16 +3,14 @@ it, and rooms where alice is the user and bob the assistant (charlie is an outsi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from collect.models import Assignment, AssignmentStatus, Campaign, CuriosityDialog, Room, Worker
-from collect.protocols import curiosity
+from collect.models import Campaign
 from retrieval.curiosity.factdb import factdb_import
 from retrieval.models import KnowledgeSource
-from tests.collect.conftest import session_cookie
+from tests.collect.conftest import CuriosityRoom, make_room
 from tests.curiosity.factdb import write_factdb
 
 
@@ -51,38 +49,6 @@ def make_campaign(source: KnowledgeSource, **config) -> Campaign:
 @pytest.fixture
 def campaign(facts_source: KnowledgeSource) -> Campaign:
     return make_campaign(facts_source)
-
-
-@dataclass
-class Seat:
-    worker: Worker
-    assignment: Assignment
-    cookie: bytes
-
-
-@dataclass
-class CuriosityRoom:
-    room: Room
-    user: Seat
-    assistant: Seat
-    outsider: Worker
-
-    @property
-    def dialog(self) -> CuriosityDialog:
-        return CuriosityDialog.objects.get(room=self.room)
-
-
-def make_room(campaign: Campaign) -> CuriosityRoom:
-    room = curiosity.CURIOSITY.room_create(campaign=campaign)
-    seats = {}
-    for name, role in (("alice", curiosity.USER), ("bob", curiosity.ASSISTANT)):
-        worker, _ = Worker.objects.get_or_create(platform="inhouse", external_id=name)
-        assignment = Assignment.objects.create(
-            campaign=campaign, worker=worker, status=AssignmentStatus.PAIRED, room=room, role=role
-        )
-        seats[role] = Seat(worker, assignment, session_cookie(worker))
-    charlie, _ = Worker.objects.get_or_create(platform="inhouse", external_id="charlie")
-    return CuriosityRoom(room, seats[curiosity.USER], seats[curiosity.ASSISTANT], charlie)
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
-"""Curiosity-shaped dialog files for the import/export tests: every field of SCHEMAS.md §2, with
-the quirks of the original release (int worker ids, null dialog acts, a used fact, likes)."""
+"""Curiosity-shaped dialog files for the import/export tests: every field of
+docs/schemas.md#curiosity, with the quirks of the original release (int worker ids, null dialog
+acts, a used fact, likes)."""
 
 from __future__ import annotations
 

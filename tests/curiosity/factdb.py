@@ -1,5 +1,6 @@
-"""A small Curiosity fact database written the way the original is laid out (SCHEMAS.md §2), for
-tests: two geographic topics with four sections each, entity mentions and page views."""
+"""A small Curiosity fact database written the way the original is laid out
+(docs/schemas.md#curiosity), for tests: two geographic topics with four sections each, entity
+mentions and page views."""
 
 from __future__ import annotations
 

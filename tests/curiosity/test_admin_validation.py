@@ -83,7 +83,7 @@ def test_it_refuses_a_campaign_whose_topic_would_open_hollow_rooms(admin_client:
     response = admin_client.post(ADD_URL, campaign_form(knowledge, config=config))
     assert response.status_code == 200
     assert response.context["adminform"].form.errors["protocol_config"] == [
-        "topic 'Guitar' has no entities for the user to mark (its facts mention no other article)",
+        "topic 'Guitar' has no entities for the user to mark (its facts name no other article)",
         "topic 'Guitar' cannot fill the fact bank of 9: 3 facts, 0 mentioning an entity (rooted; 3 needed), "
         "0 in its aspects' sections (3 needed)",
     ]
@@ -91,7 +91,7 @@ def test_it_refuses_a_campaign_whose_topic_would_open_hollow_rooms(admin_client:
 
 
 def test_the_bank_is_counted_by_the_configs_facts_per_category(facts_source: KnowledgeSource) -> None:
-    from collect.protocols.curiosity import campaign_problems
+    from collect.tasktypes.curiosity.protocol import campaign_problems
 
     problems = campaign_problems(make_campaign(facts_source, topics=["Namibia", "Tahiti"], facts_per_category=40))
     assert [problem.split(" cannot fill")[0] for problem in problems] == ["topic 'Namibia'", "topic 'Tahiti'"]

@@ -13,20 +13,21 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Browser, Page, expect
 
-from collect.exporters.curiosity import FILES
-from collect.models import Campaign, CuriosityDialog, Message, Room, RoomStatus
+from collect.tasktypes.curiosity.exporter import FILES
+from collect.models import Campaign, Message, Room, RoomStatus
+from collect.tasktypes.curiosity.models import CuriosityDialog
 from retrieval.curiosity.factdb import factdb_import
 from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_knowledge  # noqa: F401 (fixtures)
 from tests.curiosity.factdb import write_factdb
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 # Set GROUNDWORK_SCREENSHOT_DIR to keep pictures of both Curiosity screens.
 SCREENSHOT_DIR = os.environ.get("GROUNDWORK_SCREENSHOT_DIR", "")
 
 
 @pytest.fixture
-def curiosity_campaign(transactional_db, settings, tmp_path: Path) -> Campaign:
-    settings.CURIOSITY_FACTDB_DIR = tmp_path / "kept"
+def curiosity_campaign(transactional_db, settings, live_dir: Path, tmp_path: Path) -> Campaign:
+    settings.CURIOSITY_FACTDB_DIR = live_dir / "curiosity"  # the live server's, kept by the file's md5
     write_factdb(tmp_path / "facts.db")
     source = factdb_import(path=tmp_path / "facts.db", slug="browser-facts").source
     return Campaign.objects.create(
@@ -49,6 +50,18 @@ def open_worker(browser: Browser, base_url: str, campaign: Campaign, worker: str
     page.on("pageerror", lambda error: page.script_errors.append(str(error)))  # type: ignore[attr-defined]
     page.goto(f"{base_url}/join/{campaign.slug}/?worker={worker}")
     return page
+
+
+def pair_curiosity(browser: Browser, base_url: str, campaign: Campaign) -> tuple[Page, Page]:
+    """alice waits, then bob joins: the two pages in their room's preparing screen, as (user, assistant)."""
+    alice = open_worker(browser, base_url, campaign, "alice")
+    expect(alice.get_by_test_id("status")).to_have_attribute("data-state", "waiting")
+    bob = open_worker(browser, base_url, campaign, "bob")
+    for page in (alice, bob):
+        expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
+        expect(page.locator("#room")).to_have_attribute("data-status", "preparing")
+    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
+    return pages["user"], pages["assistant"]
 
 
 def shoot(page: Page, tmp_path: Path, name: str) -> None:
@@ -92,14 +105,7 @@ def test_it_runs_a_curiosity_dialogue_to_completion(
     curiosity_campaign: Campaign, browser: Browser, daphne_server: str, tmp_path: Path  # noqa: F811
 ) -> None:
     # The campaign is written before daphne forks, so the server starts with everything in place.
-    alice = open_worker(browser, daphne_server, curiosity_campaign, "alice")
-    expect(alice.get_by_test_id("status")).to_have_attribute("data-state", "waiting")
-    bob = open_worker(browser, daphne_server, curiosity_campaign, "bob")
-    for page in (alice, bob):
-        expect(page).to_have_url(re.compile(r"/room/[0-9a-f-]{36}/$"))
-        expect(page.locator("#room")).to_have_attribute("data-status", "preparing")
-    pages = {page.locator("#room").get_attribute("data-role"): page for page in (alice, bob)}
-    user, assistant = pages["user"], pages["assistant"]
+    user, assistant = pair_curiosity(browser, daphne_server, curiosity_campaign)
     room = Room.objects.get(campaign=curiosity_campaign)
     dialog = CuriosityDialog.objects.get(room=room)
 
@@ -139,6 +145,9 @@ def test_it_runs_a_curiosity_dialogue_to_completion(
     # --- turn 1: the user asks; the assistant uses two facts
     send(user, assistant, "Hi! What can you tell me about its history?", 1)
     used_1 = use_facts(assistant, 1, [0, 3])
+    # Each fact under its article (and section, the lead having none).
+    sources = assistant.locator("[data-testid=fact] [data-testid=fact-source]").all_inner_texts()
+    assert len(sources) == 9 and all(source.startswith("Namibia") for source in sources), sources
     send(assistant, user, "It was a German colony, and South Africa ran it later.", 2)
     expect(assistant.locator('[data-testid="message"][data-seq="2"] .message-meta')).to_have_text("2 facts used")
     expect(assistant.get_by_test_id("used-count")).to_have_text("0")

@@ -45,3 +45,30 @@ def test_it_links_a_source_and_counts_inlinks(index_dir: Path, tmp_path: Path) -
 def test_imported_page_views_rank_entities(facts_source) -> None:
     ranks = popularity(source_id=facts_source.pk, titles=["Germany", "Otjiwarongo", "Namibia"])
     assert ranks == {"Germany": 900_000, "Otjiwarongo": 5_000, "Namibia": 500_000}
+
+
+def test_a_name_inside_a_longer_name_is_not_named() -> None:
+    from retrieval.entities import name_mentioned
+
+    assert not name_mentioned("The first reference was in the Chinese Book of Han.", "Book")
+    assert not name_mentioned("Ezra Weston Loomis Pound was an American poet.", "Ezra")
+    assert not name_mentioned("It borders the Sea of Japan.", "Japan")
+    assert not name_mentioned("the Cathedral of Saint Mary of the Flower", "Flower")
+    assert name_mentioned("Rome is the capital of Italy; other cities include Milan.", "Milan")
+    assert name_mentioned("Milan is the capital of Lombardy.", "Milan")  # capitalised as the first word only
+    assert name_mentioned("Japan and China signed.", "Japan") and name_mentioned("in Nazi Germany and in Germany", "Germany")
+    assert name_mentioned("Mussolini was appointed Prime Minister.", "Benito Mussolini")  # linked, not matched
+
+
+def test_a_title_written_in_lower_case_or_only_first_in_a_sentence_is_a_common_noun() -> None:
+    from retrieval.entities import common_noun
+
+    assert common_noun("Flower", "A flower, also known as a bloom or blossom, is the reproductive structure.")
+    assert common_noun("Rock music", "Rock music is a genre. Early rock music drew on the blues.")
+    assert common_noun("1", "1 is a number.")
+    assert common_noun("Gibbon", "Gibbons are apes in the family Hylobatidae. Gibbons live in forests.")
+    # One word only ever capitalised as a sentence's first: nothing shows it is a name.
+    assert common_noun("Graffiti", "Graffiti is writing or drawings made on a wall. Graffiti ranges from words to murals.")
+    assert not common_noun("Milan", "Milan is a city. Rome is the capital of Italy; other cities include Milan.")
+    assert not common_noun("Carmen", "Carmen is an opera by Georges Bizet. Bizet wrote Carmen in 1875.")
+    assert not common_noun("Rock and roll music", "Rock and roll music is a genre.")  # several words: the lower case decides

@@ -9,10 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from collect.exporters import ExportError, ExportOptions, export_dataset
-from collect.exporters.curiosity import DB_FILE, FILES
-from collect.importers.curiosity import curiosity_import
+from collect.tasktypes.curiosity.exporter import DB_FILE, FILES
+from collect.tasktypes.curiosity.importer import curiosity_import
 from collect.models import Campaign, Message, RoomStatus
-from tests.curiosity.conftest import make_room
+from tests.collect.conftest import make_room
 from tests.curiosity.dialogs import dialog, md5, write_dialogs
 
 pytestmark = pytest.mark.django_db

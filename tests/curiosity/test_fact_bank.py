@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from collect.curiosity.config import ConfigError, config_for
-from collect.curiosity.facts import bank_select, dropped_fids, topic_facts
-from collect.curiosity.prior import related_entities_sample
+from collect.tasktypes.curiosity.config import ConfigError, config_for
+from collect.tasktypes.curiosity.facts import bank_select, dropped_fids, topic_facts
+from collect.tasktypes.curiosity.prior import related_entities_sample
 from collect.models import Campaign
 from retrieval.models import Article
 from tests.curiosity.conftest import make_campaign
@@ -78,7 +78,7 @@ def test_the_config_has_the_papers_defaults_and_refuses_bad_values(facts_source)
 
 
 def test_it_names_what_keeps_a_campaign_from_opening_rooms(facts_source) -> None:
-    from collect.protocols.curiosity import CURIOSITY, campaign_problems
+    from collect.tasktypes.curiosity.protocol import CURIOSITY, campaign_problems
 
     assert campaign_problems(make_campaign(facts_source, topics=["Namibia", "Tahiti"])) == []
     bad = make_campaign(facts_source, topics=["Atlantis", {"title": "Tahiti", "aspects": ["History"]}])

@@ -12,9 +12,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from collect.exporters import ExportOptions, export_dataset
-from collect.exporters.curiosity import DB_FILE, FILES
-from collect.importers.curiosity import CuriosityImportError, curiosity_import
-from collect.models import CuriosityDialog, Room
+from collect.tasktypes.curiosity.exporter import DB_FILE, FILES
+from collect.tasktypes.curiosity.importer import CuriosityImportError, curiosity_import
+from collect.models import Room
+from collect.tasktypes.curiosity.models import CuriosityDialog
 from tests.curiosity.dialogs import dialog, md5, quirky
 from tests.curiosity.factdb import write_factdb
 

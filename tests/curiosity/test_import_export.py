@@ -1,4 +1,5 @@
-"""Import of Curiosity dialog files, and import → export reproducing every field (SCHEMAS.md §2)."""
+"""Import of Curiosity dialog files, and import → export reproducing every field
+(docs/schemas.md#curiosity)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from collect.exporters import ExportOptions, export_dataset
-from collect.exporters.curiosity import DB_FILE, FILES
-from collect.importers.curiosity import CuriosityImportError, curiosity_import
-from collect.models import Campaign, CuriosityDialog, Message, Room, RoomStatus
+from collect.tasktypes.curiosity.exporter import DB_FILE, FILES
+from collect.tasktypes.curiosity.importer import CuriosityImportError, curiosity_import
+from collect.models import Campaign, Message, Room, RoomStatus
+from collect.tasktypes.curiosity.models import CuriosityDialog
 from tests.curiosity.dialogs import dialog, md5, quirky, write_dialogs
 from tests.curiosity.factdb import write_factdb
 
@@ -116,6 +118,8 @@ def test_the_commands_import_and_export_a_release(release: dict, tmp_path: Path)
     # The fact db is found beside the file, where the Curiosity reader looks for it.
     call_command("import_dataset", "curiosity", str(release["files"]["train"]), stdout=out)
     assert "dialogs    3" in out.getvalue()
+    slug = Campaign.objects.get(protocol="curiosity").slug
+    assert f"into campaign {slug}: export it with `manage.py export_dataset curiosity --campaign {slug} --out DIR`" in out.getvalue()
     call_command("import_dataset", "curiosity", str(release["files"]["val"]), facts=release["db"], stdout=io.StringIO())
     export = tmp_path / "export"
     call_command("export_dataset", "curiosity", out=export, stdout=io.StringIO())
@@ -154,8 +158,10 @@ def test_it_refuses_to_mix_knowledge_sources(release: dict, tmp_path: Path) -> N
     curiosity_import(path=release["files"]["val"], facts=release["db"], campaign="imported")
     Campaign.objects.create(slug="other", name="Other", protocol="curiosity",
                             knowledge_source=KnowledgeSource.objects.create(slug="other", name="Other"))
-    with pytest.raises(ExportError, match="use 2 knowledge sources"):
+    with pytest.raises(ExportError, match="use 2 knowledge sources") as refused:
         export_dataset("curiosity", tmp_path / "out")
+    # The refusal lists the campaigns to choose from, each with its source.
+    assert "\n  imported (knowledge source" in str(refused.value) and "\n  other (knowledge source" in str(refused.value)
     assert export_dataset("curiosity", tmp_path / "out", ExportOptions(campaigns=("imported",))).total == 1
     with pytest.raises(ExportError, match="not Curiosity campaigns"):
         Campaign.objects.create(slug="wow", name="WoW", knowledge_source=KnowledgeSource.objects.get(slug="other"))

@@ -14,8 +14,8 @@ from django.core.management import call_command
 
 from annotate.models import Item, Job
 from collect.exporters import ExportOptions, export_dataset
-from collect.exporters.curiosity import DB_FILE, FILES
-from collect.importers.curiosity import curiosity_import
+from collect.tasktypes.curiosity.exporter import DB_FILE, FILES
+from collect.tasktypes.curiosity.importer import curiosity_import
 from collect.models import Campaign, Message
 from retrieval.curiosity.factdb import factdb_missing
 from retrieval.models import Sentence

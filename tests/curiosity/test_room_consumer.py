@@ -8,12 +8,13 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from collect.models import CuriosityDialog, Message, Room, RoomStatus
+from collect.models import Message, Room, RoomStatus
+from collect.tasktypes.curiosity.models import CuriosityDialog
 from tests.collect.conftest import session_cookie
 from tests.collect.ws import connect, receive_ack, receive_until, send
-from tests.curiosity.conftest import CuriosityRoom
+from tests.collect.conftest import CuriosityRoom
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 def path(paired: CuriosityRoom) -> str:
@@ -98,7 +99,10 @@ async def test_it_opens_the_chat_once_the_user_marks_what_they_know(paired: Curi
     assert dialog.first_aspect == dialog.aspects[0] and dialog.second_aspect is None
     assert await room_status(paired) == RoomStatus.CHATTING
     assert facts["after_seq"] == 0 and len(facts["facts"]) == 9
-    assert set(facts["facts"][0]) == {"fid", "text"}  # the category is not revealed
+    # Each fact with where it comes from and what it is read after; its category is not revealed.
+    assert all(set(f) == {"fid", "text", "article", "section", "context"} for f in facts["facts"])
+    assert {f["article"] for f in facts["facts"]} == {"Namibia"}
+    assert {f["section"] for f in facts["facts"]} <= {"", "History", "Economy", "Geography", "Culture"}
     await close(user, assistant)
 
 

@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from collect.exporters.curiosity import DB_FILE, FILES
-from collect.models import Campaign, CuriosityDialog, Message, Room, RoomStatus
+from collect.tasktypes.curiosity.exporter import DB_FILE, FILES
+from collect.models import Campaign, Message, Room, RoomStatus
+from collect.tasktypes.curiosity.models import CuriosityDialog
+from retrieval.models import Sentence
 from tests.curiosity.dialogs import md5
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 DIALOG_KEYS = {
     "messages", "known_entities", "focus_entity", "dialog_id", "inferred_steps", "created_time", "aspects",
@@ -36,6 +38,15 @@ def test_it_simulates_and_exports_complete_dialogues(campaign: Campaign, tmp_pat
         assert all(getattr(dialog, f"{r}_{k}_rating") for r in ("user", "assistant") for k in ("dialog", "other_agent"))
     assistant = Message.objects.filter(room__in=rooms, role="assistant")
     assert all(len(m.facts) == 9 for m in assistant)
+    texts = dict(Sentence.objects.filter(article__source=campaign.knowledge_source).values_list("pk", "text"))
+    texts.update(Sentence.objects.filter(article__source=campaign.knowledge_source, fact_id__isnull=False).values_list("fact_id", "text"))
+    for room in rooms:
+        said = list(room.messages.values_list("text", flat=True))
+        assert len(set(said)) == len(said)  # nobody repeats a line
+    for message in assistant:
+        # The assistant says the facts it marked used, in its own frame.
+        for fact in (f for f in message.facts if f["used"]):
+            assert texts[fact["fid"]][1:30] in message.text, (texts[fact["fid"]], message.text)
     assert not Message.objects.filter(room__in=rooms, role="user", liked=True).exists()
 
     export = tmp_path / "export"

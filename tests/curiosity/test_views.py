@@ -8,11 +8,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from collect.curiosity.analysis import like_rates_by_source
-from collect.exporters.curiosity import DB_FILE
-from collect.importers.curiosity import curiosity_import
+from collect.tasktypes.curiosity.analysis import like_rates_by_source
+from collect.tasktypes.curiosity.exporter import DB_FILE
+from collect.tasktypes.curiosity.importer import curiosity_import
 from collect.models import Campaign
-from tests.curiosity.conftest import CuriosityRoom
+from tests.collect.conftest import CuriosityRoom
 from tests.curiosity.dialogs import dialog, md5, write_dialogs
 from tests.curiosity.factdb import write_factdb
 from tests.staff import admin_login
@@ -24,7 +24,7 @@ def test_a_curiosity_room_gets_its_own_screen(client: Client, paired: CuriosityR
     client.get(f"/join/{paired.room.campaign.slug}/?worker=alice")
     page = client.get(f"/room/{paired.room.id}/")
     assert page.status_code == 200
-    assert b"js/curiosity.js" in page.content and b'data-role="user"' in page.content
+    assert b"curiosity/room.js" in page.content and b'data-role="user"' in page.content
     assert b'data-testid="known-form"' in page.content and b'data-testid="fact-bank"' not in page.content
 
 

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from collect.tasktypes.duconv.demo import DEMO_TSV
 
 import pytest
 from django.core.management import call_command
 
-from collect.models import Assignment, AssignmentStatus, Campaign, Room, Worker
-from collect.protocols import duconv
-from tests.collect.conftest import session_cookie
+from collect.models import Campaign
+from tests.collect.conftest import DuConvRoom, make_room
 from retrieval.models import KnowledgeSource
 
-DEMO_TSV = Path(__file__).resolve().parents[2] / "retrieval" / "graph" / "demo_films.tsv"
 SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "data" / "duconv" / "dev_sample.jsonl"
 
 
@@ -50,33 +49,6 @@ def campaign(films: KnowledgeSource) -> Campaign:
 
 
 GOAL = [["START", "Inception", "Christopher Nolan"], ["Inception", "directed by", "Christopher Nolan"]]
-
-
-@dataclass
-class Seat:
-    worker: Worker
-    assignment: Assignment
-    cookie: bytes
-
-
-@dataclass
-class DuConvRoom:
-    room: Room
-    agent: Seat
-    user: Seat
-    outsider: Worker
-
-
-def make_room(campaign: Campaign) -> DuConvRoom:
-    """bob is the agent, alice the user; charlie is in no room."""
-    room = duconv.DUCONV.room_create(campaign=campaign)
-    seats = {}
-    for name, role in (("bob", duconv.AGENT), ("alice", duconv.USER)):
-        worker, _ = Worker.objects.get_or_create(platform="inhouse", external_id=name)
-        assignment = Assignment.objects.create(campaign=campaign, worker=worker, status=AssignmentStatus.PAIRED, room=room, role=role)
-        seats[role] = Seat(worker, assignment, session_cookie(worker))
-    charlie, _ = Worker.objects.get_or_create(platform="inhouse", external_id="charlie")
-    return DuConvRoom(room, seats[duconv.AGENT], seats[duconv.USER], charlie)
 
 
 @pytest.fixture

@@ -19,15 +19,16 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Browser, Page, expect
 
-from collect.duconv.demo import duconv_zh_demo_ensure
-from collect.models import Campaign, DuConvSession, Message, Room, RoomStatus
+from collect.tasktypes.duconv.demo import duconv_zh_demo_ensure
+from collect.models import Campaign, Message, Room, RoomStatus
+from collect.tasktypes.duconv.models import DuConvSession
 from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_knowledge  # noqa: F401 (fixtures)
 from tests.browser.test_chinese_duconv_pages import GRAPH
 from tests.browser.test_chinese_worker_pages import assert_chinese
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 from tests.duconv.test_duconv_browser import open_pair, open_worker, send, use
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
+pytestmark = [pytest.mark.backends, pytest.mark.browser, pytest.mark.usefixtures("compiled_catalogs")]
 
 A, B = "盗梦空间", "克里斯托弗·诺兰"
 LIMIT = 20

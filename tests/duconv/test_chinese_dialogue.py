@@ -13,14 +13,15 @@ import pytest
 from channels.db import database_sync_to_async
 from django.core.management import call_command
 
-from collect.duconv.demo import ZH_DEMO_SLUG, duconv_zh_demo_ensure
-from collect.models import Campaign, DuConvSession, Message, RoomStatus
+from collect.tasktypes.duconv.demo import ZH_DEMO_SLUG, duconv_zh_demo_ensure
+from collect.models import Campaign, Message, RoomStatus
+from collect.tasktypes.duconv.models import DuConvSession
 from collect.selectors import dialogue_context
 from tests.collect.ws import receive_until, send
-from tests.duconv.conftest import DuConvRoom, make_room
+from tests.collect.conftest import DuConvRoom, make_room
 from tests.duconv.test_room_consumer import join, say
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 # Topic B's name has a middle dot, which the agent types as another one.
@@ -155,3 +156,15 @@ def test_the_export_plain_and_segmented_reads_back_identically(tmp_path: Path) -
         assert (again_segmented / "train.txt").read_bytes() == (folder / "train.txt").read_bytes()
     imported = Campaign.objects.get(slug="zh-plain")
     assert imported.knowledge_source.language == "zh"
+
+
+def test_the_demo_campaign_names_the_roles_as_the_room_does() -> None:
+    from django.utils import translation
+
+    campaign = duconv_zh_demo_ensure()
+    with translation.override("zh-hans"):
+        agent, user = translation.gettext("You are the Agent"), translation.gettext("You are the User")
+    # The room's badges are 你是引导者 / 你是用户: the home page's instructions use the same names.
+    assert agent.endswith("引导者") and user.endswith("用户")
+    assert "引导者" in campaign.instructions and "用户" in campaign.instructions
+    assert "领航者" not in campaign.instructions and "跟随者" not in campaign.instructions

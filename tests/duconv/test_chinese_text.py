@@ -9,11 +9,11 @@ import random
 import pytest
 from django.core.management import call_command
 
-from collect.duconv.completion import goal_completion
-from collect.duconv.config import campaign_problems
-from collect.duconv.demo import ZH_DEMO_LANGUAGE, ZH_DEMO_SLUG, ZH_DEMO_TSV, duconv_zh_demo_ensure
-from collect.modelchat.bots import GoalBot, NoKnowledgeBot
-from collect.protocols.duconv import DUCONV
+from collect.tasktypes.duconv.completion import goal_completion
+from collect.tasktypes.duconv.config import campaign_problems
+from collect.tasktypes.duconv.demo import ZH_DEMO_LANGUAGE, ZH_DEMO_SLUG, ZH_DEMO_TSV, duconv_zh_demo_ensure
+from collect.tasktypes.modelchat.bots import GoalBot, NoKnowledgeBot
+from collect.tasktypes.duconv.protocol import DUCONV
 from retrieval.graph.services import goal_generate, text_mentions
 
 NOLAN = "克里斯托弗·诺兰"
@@ -91,7 +91,7 @@ def test_the_duconv_bot_answers_from_chinese_triples() -> None:
     assert replies[3]["text"] == f"很高兴和你聊盗梦空间和{NOLAN}！"
     assert goal_completion(goal, knowledge, history) == 2
     english = bot.respond({"goal": [["START", "Inception", "Titanic"]], "knowledge": [["Inception", "genre", "science fiction"]], "history": []})
-    assert english["text"] == "Inception: genre science fiction."
+    assert english["text"] == "Inception is a science fiction film."
 
 
 def test_the_baseline_bot_chats_in_the_topics_language() -> None:
@@ -102,9 +102,9 @@ def test_the_baseline_bot_chats_in_the_topics_language() -> None:
 
 @pytest.mark.django_db
 def test_the_chinese_model_chat_demo_runs_the_duconv_agent_on_the_chinese_graph() -> None:
-    from collect.modelchat.config import config_errors, config_for
-    from collect.modelchat.demo import DUCONV_ZH_DEMO_SLUG, modelchat_duconv_demo_ensure
-    from collect.modelchat.duconv import duconv_room_create
+    from collect.tasktypes.modelchat.config import config_errors, config_for
+    from collect.tasktypes.modelchat.demo import DUCONV_ZH_DEMO_SLUG, modelchat_duconv_demo_ensure
+    from collect.tasktypes.modelchat.duconv import duconv_room_create
 
     source = duconv_zh_demo_ensure().knowledge_source
     campaign = modelchat_duconv_demo_ensure(source=source, chinese=True)

@@ -7,9 +7,9 @@ import io
 import pytest
 from django.core.management import call_command
 
-from collect.duconv.config import campaign_problems
-from collect.duconv.demo import duconv_demo_ensure
-from collect.protocols.duconv import DUCONV
+from collect.tasktypes.duconv.config import campaign_problems
+from collect.tasktypes.duconv.demo import duconv_demo_ensure
+from collect.tasktypes.duconv.protocol import DUCONV
 
 pytestmark = pytest.mark.django_db
 

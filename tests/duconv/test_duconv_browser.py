@@ -12,12 +12,13 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Browser, Page, expect
 
-from collect.models import Campaign, DuConvSession, Message, Room, RoomStatus
+from collect.models import Campaign, Message, Room, RoomStatus
+from collect.tasktypes.duconv.models import DuConvSession
 from retrieval.models import KnowledgeSource
 from tests.browser.conftest import browser, daphne_server, wow_campaign, wow_knowledge  # noqa: F401 (fixtures)
 from tests.duconv.conftest import DEMO_TSV, GOAL
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.backends, pytest.mark.browser]
 
 
 @pytest.fixture

@@ -15,10 +15,10 @@ from django.core.management import call_command
 
 from collect.models import Message, Room, RoomStatus
 from tests.collect.ws import receive_until
-from tests.duconv.conftest import DuConvRoom
+from tests.collect.conftest import DuConvRoom
 from tests.duconv.test_room_consumer import join
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 TEXTS = [
     "Inception（盗梦空间）は最高! Привет, مرحبا, שלום",  # mixed scripts, right-to-left among them

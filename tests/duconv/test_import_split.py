@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from collect.models import Campaign, DuConvSession
+from collect.models import Campaign
+from collect.tasktypes.duconv.models import DuConvSession
 
 pytestmark = pytest.mark.django_db
 

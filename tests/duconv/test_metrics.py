@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from collect.duconv.metrics import duconv_metrics, parse_pairs
+from collect.tasktypes.duconv.metrics import duconv_metrics, parse_pairs
 
 
 def run(tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]) -> dict:

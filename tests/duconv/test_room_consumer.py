@@ -8,11 +8,13 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from collect.models import DuConvSession, Message, RoomStatus
+from collect.models import Message, RoomStatus
+from collect.tasktypes.duconv.models import DuConvSession
 from tests.collect.ws import connect, receive_until, send
-from tests.duconv.conftest import GOAL, DuConvRoom
+from tests.collect.conftest import DuConvRoom
+from tests.duconv.conftest import GOAL
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 async def join(paired: DuConvRoom, seat) -> tuple[Any, dict]:

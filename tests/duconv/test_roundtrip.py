@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from collect.models import DuConvSession, Message
+from collect.models import Message
+from collect.tasktypes.duconv.models import DuConvSession
 from retrieval.models import Triple
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from collect.models import DuConvSession, Message
+from collect.models import Message
+from collect.tasktypes.duconv.models import DuConvSession
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +50,7 @@ def test_a_samples_file_round_trips_with_and_without_responses(tmp_path: Path) -
     files, said = export(tmp_path)
     assert files == {"train": b"", "dev": b"", "test": b""}
     assert "4 imported test-format sample(s) left out: they export with --samples" in said
-    from annotate.duconv import duconv_payload
+    from annotate.kinds.duconv_eval.scoring import duconv_payload
 
     assert [duconv_payload(r.room) for r in rooms] == [None] * 4  # nor are they human-evaluated as dialogues
 

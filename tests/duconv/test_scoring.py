@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotate.duconv import RUBRIC, weighted_kappa
-from annotate.models import Assignment, Job, JobKind
+from annotate.kinds.duconv_eval.scoring import RUBRIC, weighted_kappa
+from annotate.models import Assignment, Job
 from annotate.services import AnnotationError
 from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
 from annotate.services.jobs import job_create, job_items_from_campaigns
-from collect.duconv.completion import goal_completion
+from collect.tasktypes.duconv.completion import goal_completion
 from collect.models import Worker
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def job(sample_path: Path) -> Job:
     call_command("import_dataset", "duconv", str(sample_path), "--job", "duconv-dev", verbosity=0)
-    job = job_create(slug="duconv-eval", name="DuConv evaluation", kind=JobKind.DUCONV_EVAL, overlap=2)
+    job = job_create(slug="duconv-eval", name="DuConv evaluation", kind="duconv_eval", overlap=2)
     job_items_from_campaigns(job=job, campaigns=["duconv-dev"])
     return job
 
@@ -107,7 +107,7 @@ def test_two_annotators_score_through_the_api_and_the_report_compares_with_the_c
 def test_the_scoring_screen_shows_the_rubric(job: Job, client: Client) -> None:
     response = client.get(f"/annotate/join/{job.slug}/?worker=dora", follow=True)
     html = response.content.decode()
-    assert response.status_code == 200 and "annotate-duconv.js" in html
+    assert response.status_code == 200 and "duconv_eval/screen.js" in html
     for text in (RUBRIC["coherence"][2], RUBRIC["goal_completion"][1]):
         assert text in html
 
@@ -124,3 +124,23 @@ def test_a_gold_item_scores_the_annotator_by_distance_to_the_known_scores(job: J
     answer_submit(item_id=served.pk, worker=dora, scores={"coherence": 2, "goal_completion": 2})
     # One step off on the 0–3 scale, exact on the other: 1 − (1/3 + 0) / 2.
     assert Assignment.objects.get(worker=dora, item=served).score == pytest.approx(1 - (1 / 3) / 2)
+
+
+def test_the_mean_kappa_names_the_scales_it_covers(job: Job, api) -> None:  # noqa: F811
+    # Both annotators give every dialogue coherence 2: that scale's kappa is 0/0, undefined, and the
+    # figure shown is goal completion's alone, said so on the page.
+    for name, goals in {"alice": (2, 1, 0), "bob": (2, 1, 0)}.items():
+        for goal in goals:
+            item = api[name].next(job).json()["item"]
+            assert api[name].answer(item["id"], {"scores": {"coherence": 2, "goal_completion": goal}}).status_code == 201
+
+    from annotate.selectors.report import annotation_report
+
+    agreement = annotation_report(job=job)["agreement"]
+    assert agreement["scales"] == ["goal_completion"] and agreement["undefined_scales"] == ["coherence"]
+    assert agreement["value"] == pytest.approx(1.0)
+    staff = Client()
+    staff.force_login(User.objects.create(username="rita", is_staff=True))
+    page = staff.get(f"/annotate/jobs/{job.slug}/report/").content.decode()
+    assert "weighted κ (quadratic, goal completion only; coherence undefined)" in page
+    assert "mean of both scales" not in page

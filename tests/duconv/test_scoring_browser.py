@@ -11,12 +11,13 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from annotate.models import Assignment, AssignmentStatus, JobKind
+from annotate.models import Assignment, AssignmentStatus
 from annotate.services.jobs import job_create, job_items_from_campaigns
 from tests.annotate.conftest import chromium  # noqa: F401 (fixture)
 from tests.chromium import CHROMIUM
 
 pytestmark = [
+    pytest.mark.backends,
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is not installed"),
 ]
@@ -26,7 +27,7 @@ def test_it_scores_a_dialogue_on_the_rubric(chromium, sample_path: Path, tmp_pat
     lines = sample_path.read_text(encoding="utf-8").splitlines()[:2]
     (tmp_path / "dev.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     call_command("import_dataset", "duconv", str(tmp_path / "dev.txt"), "--job", "duconv-two", verbosity=0)
-    job = job_create(slug="duconv-eval-browser", name="DuConv evaluation", kind=JobKind.DUCONV_EVAL, overlap=1)
+    job = job_create(slug="duconv-eval-browser", name="DuConv evaluation", kind="duconv_eval", overlap=1)
     job_items_from_campaigns(job=job, campaigns=["duconv-two"])
     browser, base_url = chromium
     page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
-from collect.duconv.completion import goal_completion
-from collect.models import Campaign, DuConvSession, Message, Room, RoomStatus
+from collect.tasktypes.duconv.completion import goal_completion
+from collect.models import Campaign, Message, Room, RoomStatus
+from collect.tasktypes.duconv.models import DuConvSession
+from retrieval.words import CJK
 
-pytestmark = pytest.mark.django_db(transaction=True)
+HAN = re.compile(f"[{CJK}]")
+
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 def test_it_simulates_and_exports_complete_dialogues(campaign: Campaign, tmp_path: Path) -> None:
@@ -30,6 +35,12 @@ def test_it_simulates_and_exports_complete_dialogues(campaign: Campaign, tmp_pat
         assert all(m.knowledge_used is None for m in messages if m.role == "user")
         texts = [m.text for m in messages]
         assert goal_completion(session.goal, session.knowledge, texts, [m.knowledge_used for m in messages]) == 2
+        # An English graph's dialogue is English, and no one says the same thing twice.
+        assert not any(HAN.search(text) for text in texts) and len(set(texts)) == len(texts)
+        # The user answers what the agent just said: a value or subject of the triples it marked.
+        for said, answer in zip(messages[0::2], messages[1::2]):
+            named = {part for i in said.knowledge_used or [] for part in (session.knowledge[i][0], session.knowledge[i][2])}
+            assert not named or any(part in answer.text for part in named), (said.text, answer.text)
 
     call_command("export_dataset", "duconv", "--out", str(tmp_path / "out"), "--test", "0.5", "--valid", "0.25", stdout=io.StringIO())
     lines = [json.loads(line) for name in ("train", "dev", "test") for line in (tmp_path / "out" / f"{name}.txt").read_text(encoding="utf-8").splitlines()]
@@ -42,7 +53,7 @@ def test_it_simulates_and_exports_complete_dialogues(campaign: Campaign, tmp_pat
 
 
 def test_it_segments_collected_chinese_text(campaign: Campaign, tmp_path: Path) -> None:
-    from tests.duconv.conftest import make_room
+    from tests.collect.conftest import make_room
 
     paired = make_room(campaign)
     room = paired.room

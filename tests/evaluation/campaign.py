@@ -1,11 +1,11 @@
-"""A finished model-chat campaign written straight into the tables collect.modelchat reads: two
+"""A finished model-chat campaign written straight into the tables collect.tasktypes.modelchat reads: two
 models and the human control, topics seen and unseen, ratings, per-turn labels and latencies."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from collect.modelchat.models import EvalModel, ModelChat, ModelTurn
+from collect.tasktypes.modelchat.models import EvalModel, ModelChat, ModelTurn
 from collect.models import Assignment, Campaign, Message, Room, Worker
 from retrieval.models import KnowledgeSource
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from annotate.evaluation.bradley_terry import leaderboard
+from annotate.kinds.pairwise.evaluation.bradley_terry import leaderboard
 
 
 def cycle_free(a: str = "A", b: str = "B", c: str = "C") -> list[tuple[str, str, str]]:

@@ -1,5 +1,5 @@
 """`eval_report CAMPAIGN --json`, the staff results page, and pairwise jobs built from a model-chat
-campaign, over conversations stored as collect.modelchat stores them."""
+campaign, over conversations stored as collect.tasktypes.modelchat stores them."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_the_results_page_is_for_staff(client: Client) -> None:
 
 
 def test_the_judgments_of_a_campaign_are_listed_for_export() -> None:
-    from annotate.selectors.pairs import campaign_pair_judgments
+    from annotate.kinds.pairwise.selectors import campaign_pair_judgments
 
     populate(make_campaign())
     call_command("create_annotation_job", "mc-pairs", "--kind", "pairwise", "--campaign", "eval-mc", "--overlap", "1",

@@ -31,7 +31,7 @@ def test_it_prints_the_leaderboard_as_json(tmp_path: Path) -> None:
     data = json.loads(run(path, "--json", "--rounds", "200", "--prior", "0"))
     models = data["models"]
     assert set(models) == {"A", "B", "C"}
-    assert set(models["A"]) == {"score", "lo", "hi", "rank", "battles"}
+    assert set(models["A"]) == {"score", "lo", "hi", "rank", "battles", "group", "unbounded"}
     assert models["A"]["score"] - models["B"]["score"] == pytest.approx(400 * math.log10(2), abs=1e-3)
     assert sum(row["score"] for row in models.values()) / 3 == pytest.approx(1000)
     assert models["B"]["battles"] == 6

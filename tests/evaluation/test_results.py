@@ -1,12 +1,12 @@
-"""Campaign results from conversation records (shaped as collect.modelchat.selectors.Conversation)."""
+"""Campaign results from conversation records (shaped as collect.tasktypes.modelchat.selectors.Conversation)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
-from annotate.evaluation.results import evaluation_results
+from annotate.kinds.pairwise.evaluation.results import evaluation_results
 
 
 @dataclass(frozen=True)

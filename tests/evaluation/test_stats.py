@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotate.evaluation.stats import cohens_d, mann_whitney_u, summary, welch_t_test, win_rate_test
-from annotate.evaluation.wiki_f1 import normalize, unigram_f1, wiki_f1
+from annotate.kinds.pairwise.evaluation.stats import cohens_d, mann_whitney_u, summary, welch_t_test, win_rate_test
+from annotate.kinds.pairwise.evaluation.wiki_f1 import normalize, unigram_f1, wiki_f1
 
 A = [1, 2, 3, 4, 5]
 B = [3, 4, 5, 6, 7]

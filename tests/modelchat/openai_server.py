@@ -1,5 +1,6 @@
 """A real local HTTP server speaking (or failing to speak) the OpenAI chat-completions API, for the
-adapter's tests: each test sets `server.reply` to what it should answer."""
+adapter's tests: each test sets `server.reply` to what it should answer, a JSON completion or a
+stream of server-sent events (`streamed`, `events`), sent chunk by chunk over the socket."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+Wait = float | threading.Event  # before an event: seconds, or until the test sets the Event
+
+
 @dataclass
 class Answer:
     status: int = 200
@@ -20,6 +24,41 @@ class Answer:
     headers: dict[str, str] = field(default_factory=dict)
     cut_after: int | None = None  # send this many bytes of the body, then close the connection
     delay: float = 0.0  # seconds before answering (a hung model)
+    # A stream: (wait, bytes) per server-sent event, each sent as one HTTP chunk after its wait.
+    events: list[tuple[Wait, bytes]] | None = None
+    finished: bool = True  # False: the connection closes after the events, without the last chunk
+
+
+def chunk_event(content: str | None = None, *, finish_reason: str | None = None, refusal: str | None = None) -> bytes:
+    """One `data:` event of a streamed chat completion: a delta of `content`."""
+    delta: dict[str, Any] = {"role": "assistant"}
+    if content is not None:
+        delta["content"] = content
+    if refusal is not None:
+        delta["refusal"] = refusal
+    data = {
+        "id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1700000000, "model": "test-model",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
+    return b"data: " + json.dumps(data).encode() + b"\n\n"
+
+
+DONE = b"data: [DONE]\n\n"
+
+
+def streamed(pieces: list[str], *, gap: Wait = 0.0, first: Wait = 0.0, finish_reason: str | None = "stop", done: bool = True) -> Answer:
+    """A well-formed stream: one chunk per piece (the first after `first`, the others `gap` apart),
+    the finish_reason and [DONE]."""
+    events = [(first if i == 0 else gap, chunk_event(piece)) for i, piece in enumerate(pieces)]
+    if finish_reason is not None:
+        events.append((0.0, chunk_event(None, finish_reason=finish_reason)))
+    if done:
+        events.append((0.0, DONE))
+    return Answer(events=events)
+
+
+def raw_events(*events: tuple[Wait, bytes], finished: bool = True) -> Answer:
+    return Answer(events=list(events), finished=finished)
 
 
 def completion(content: str | None, *, finish_reason: str = "stop", refusal: str | None = None) -> Answer:
@@ -65,7 +104,30 @@ def openai_server() -> Iterator[OpenAIServer]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def _stream(self, answer: Answer) -> None:
+            self.send_response(answer.status)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            # It closes the connection after every stream, and says so (RFC 9112, 9.6): otherwise the
+            # client may send its next call on the pooled connection as it closes, and that call
+            # fails as "disconnected" instead of reaching the server.
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.flush()
+            for wait, data in answer.events or []:
+                if isinstance(wait, threading.Event):
+                    wait.wait(30)
+                elif wait:
+                    time.sleep(wait)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            if answer.finished:
+                self.wfile.write(b"0\r\n\r\n")
+            self.close_connection = True
+
         def _answer(self, answer: Answer) -> None:
+            if answer.events is not None:
+                return self._stream(answer)
             time.sleep(answer.delay)
             self.send_response(answer.status)
             self.send_header("Content-Type", "application/json")

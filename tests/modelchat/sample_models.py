@@ -48,3 +48,16 @@ class Slow:
 class WrongType:
     def respond(self, context: dict[str, Any]) -> list[str]:
         return ["not", "a", "reply"]
+
+
+class Gated:
+    """Answers "Done: <last message>" once `open` is set; `started` lists the messages it began
+    answering, in order (class-wide)."""
+
+    open = threading.Event()
+    started: list[str] = []
+
+    def respond(self, context: dict[str, Any]) -> str:
+        Gated.started.append(context["history"][-1])
+        Gated.open.wait(30)
+        return "Done: " + context["history"][-1]

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from collect.modelchat.bots import FALLBACK, TfidfKnowledgeBot
+from collect.tasktypes.modelchat.bots import FALLBACK, TfidfKnowledgeBot
 from collect.models import Message
 from tests.collect.ws import connect, receive_until, send
 from tests.conftest import ARTICLES
 from tests.factories import add_message, make_campaign, make_room
 from tests.modelchat.conftest import seat
+
+pytestmark = pytest.mark.backends
 
 KNOWLEDGE = [
     {"title": "Tea", "sentences": ["Tea is an aromatic beverage.", "Green tea is made from unoxidised leaves.", "Tea comes from China."]},

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from collect.modelchat import checkpoints
-from collect.modelchat.calls import model_respond
-from collect.modelchat.models import EvalModel
+from collect.tasktypes.modelchat import checkpoints
+from collect.tasktypes.modelchat.calls import model_respond
+from collect.tasktypes.modelchat.models import EvalModel
 from tests.modelchat.tiny_checkpoint import tiny_checkpoint
 
 CONTEXT = {"history": ["how many strings has the guitar"], "topic": "Guitar",
@@ -50,3 +50,27 @@ def test_a_reply_cut_at_the_token_limit_keeps_its_whole_sentences() -> None:
     cut = "Tea originated in Southwest China. It was a medicinal drink! However, the exact origin is still unknown, and the"
     assert checkpoints._whole_sentences(cut) == "Tea originated in Southwest China. It was a medicinal drink!"
     assert checkpoints._whole_sentences("The guitar has six strings and") == "The guitar has six strings and"
+
+
+@pytest.mark.django_db
+def test_a_checkpoint_streams_its_reply_and_stops_when_told(tmp_path: Path) -> None:
+    import threading
+
+    from collect.tasktypes.modelchat.progress import ReplyProgress
+
+    tiny_checkpoint(tmp_path)
+    call_command("register_model", "tiny-lm", "--transformers", str(tmp_path), "--device", "cpu", "--max-new-tokens", "6")
+    model = EvalModel.objects.get(name="tiny-lm")
+    frames: list[dict] = []
+    result = model_respond(model=model, context=CONTEXT, progress=ReplyProgress(lambda e: frames.append(e["frame"]), after_seq=1, interval=0.0))
+    texts = [f["text"] for f in frames if f["type"] == "stream"]
+    assert result.error == "" and texts and all(texts[i + 1].startswith(texts[i]) for i in range(len(texts) - 1))
+    assert result.first_token_ms <= result.last_token_ms
+
+    # Told to stop (calls.py gave up): the generation ends at its next token, whatever max_new_tokens says.
+    options = {**model.options, "generation": {"max_new_tokens": 200}}
+    whole = "".join(checkpoints.checkpoint_stream(options=options, context=CONTEXT, stop=threading.Event()))
+    stop = threading.Event()
+    stop.set()
+    stopped = "".join(checkpoints.checkpoint_stream(options=options, context=CONTEXT, stop=stop))
+    assert len(whole.split()) > 20 and len(stopped.split()) <= 1

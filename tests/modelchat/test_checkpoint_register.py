@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from collect.modelchat.models import EvalModel
+from collect.tasktypes.modelchat.models import EvalModel
 from tests.modelchat.checkpoint import needs_smollm2, smollm2_path
 from tests.modelchat.tiny_checkpoint import tiny_checkpoint
 

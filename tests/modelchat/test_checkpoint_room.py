@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import pytest
 
-from collect.modelchat.calls import APOLOGY
-from collect.modelchat.models import EvalModel, EvalModelKind, ModelTurn
+from collect.tasktypes.modelchat.calls import APOLOGY
+from collect.tasktypes.modelchat.models import EvalModel, EvalModelKind, ModelTurn
 from tests.collect.ws import connect, receive_until, send
 from tests.modelchat.checkpoint import SHORT, needs_smollm2, smollm2_path
 from tests.modelchat.conftest import seat
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The first reply may take its own 300 s (the model loads).
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 
 
-def checkpoint_model(path: str, name: str = "local-lm", timeout: float = 120.0) -> EvalModel:
+def checkpoint_model(path: str, name: str = "local-lm", timeout: float = 280.0) -> EvalModel:
+    # The first call loads the model: on a busy CPU it has taken 144 s, and a call cut off by its
+    # timeout is retried, which is not what this test is about (the retry has tests of its own).
     return EvalModel.objects.create(
         name=name, kind=EvalModelKind.CHECKPOINT, timeout_seconds=timeout, max_concurrency=1, retries=1,
         options={"path": path, "device": "cpu", "generation": SHORT},

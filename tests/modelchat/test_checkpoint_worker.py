@@ -11,14 +11,15 @@ from pathlib import Path
 import pytest
 from channels.db import database_sync_to_async
 
-from collect.modelchat.calls import APOLOGY
-from collect.modelchat.models import ModelTurn
+from collect.tasktypes.modelchat.calls import APOLOGY
+from collect.tasktypes.modelchat.models import ModelTurn
 from tests.modelchat.checkpoint import needs_smollm2, smollm2_path
 from tests.modelchat.conftest import seat
 from tests.modelchat.test_checkpoint_room import chat_once, checkpoint_model
 from tests.services import celery_worker, child_database_url, needs_broker
 
-pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True), needs_broker, needs_smollm2]
+# The worker's first reply may take its own 300 s (it loads the model).
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True), needs_broker, needs_smollm2, pytest.mark.timeout(600)]
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from collect.admin import CampaignForm
-from collect.modelchat.config import ConfigError, config_for
-from collect.modelchat.models import EvalModel
+from collect.tasktypes.modelchat.config import ConfigError, config_for
+from collect.tasktypes.modelchat.models import EvalModel
 from collect.models import Campaign
 from tests.campaign_forms import campaign_form_data
 
@@ -74,8 +74,8 @@ def test_the_admin_refuses_a_bad_model_chat_config(knowledge) -> None:
 
 
 def test_the_demo_campaign_runs_the_built_in_models(knowledge) -> None:
-    from collect.modelchat.demo import modelchat_demo_ensure
-    from collect.modelchat.selectors import modelchat_settings
+    from collect.tasktypes.modelchat.demo import modelchat_demo_ensure
+    from collect.tasktypes.modelchat.selectors import modelchat_settings
 
     campaign = modelchat_demo_ensure(source=knowledge)
     assert modelchat_demo_ensure(source=knowledge) == campaign  # idempotent
@@ -83,3 +83,13 @@ def test_the_demo_campaign_runs_the_built_in_models(knowledge) -> None:
     assert settings.models == {"kb-retrieval": 20, "tfidf-reply": 20, "no-knowledge": 20} and settings.control == 10
     assert (campaign.min_turns, campaign.max_turns) == (3, 5) and campaign.personas.count() == 10
     assert [q.key for q in settings.questions] == ["engagingness"]
+
+
+@pytest.mark.django_db
+def test_register_model_sets_the_token_timeout_of_a_streamed_reply() -> None:
+    import io
+
+    call_command("register_model", "streamy", "--url", "http://127.0.0.1:9/respond", "--token-timeout", "4", stdout=io.StringIO())
+    assert EvalModel.objects.get(name="streamy").token_timeout_seconds == 4.0
+    with pytest.raises(CommandError, match="token_timeout_seconds"):
+        call_command("register_model", "streamy", "--url", "http://127.0.0.1:9/respond", "--token-timeout", "0", stdout=io.StringIO())

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from collect.modelchat.gguf_convert import smollm2_gguf
-from collect.modelchat.smollm2_serve import serve_missing, smollm2_checkpoint
+from collect.tasktypes.modelchat.gguf_convert import smollm2_gguf
+from tests.modelchat.smollm2_serve import serve_missing, smollm2_checkpoint
+
+pytestmark = pytest.mark.backends
 
 needs_smollm2 = pytest.mark.skipif(serve_missing() is not None, reason=f"needs SmolLM2's GGUF file: {serve_missing()}")
 

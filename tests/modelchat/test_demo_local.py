@@ -8,18 +8,18 @@ from __future__ import annotations
 import pytest
 
 from annotate.models import ItemRole, Job
-from collect.demo_jobs import LOCAL_DIALOGUES, PEOPLE_PAIRWISE, demo_jobs_ensure, people_pairwise_ensure
-from collect.modelchat import demo_local, gguf_convert
-from collect.modelchat.bots import BUILT_IN
-from collect.modelchat.calls import APOLOGY
-from collect.modelchat.demo import modelchat_demo_ensure
-from collect.modelchat.demo_local import SMOLLM2, smollm2_ensure
-from collect.modelchat.models import ModelTurn
-from collect.modelchat.selectors import modelchat_settings
+from annotate.kinds.pairwise.demo import LOCAL_DIALOGUES, PEOPLE_PAIRWISE, demo_jobs_ensure, people_pairwise_ensure
+from collect.tasktypes.modelchat import demo_local, gguf_convert
+from collect.tasktypes.modelchat.bots import BUILT_IN
+from collect.tasktypes.modelchat.calls import APOLOGY
+from collect.tasktypes.modelchat.demo import modelchat_demo_ensure
+from collect.tasktypes.modelchat.demo_local import SMOLLM2, smollm2_ensure
+from collect.tasktypes.modelchat.models import ModelTurn
+from collect.tasktypes.modelchat.selectors import modelchat_settings
 from collect.models import Campaign, RoomStatus
 from tests.modelchat.checkpoint import SHORT, needs_smollm2, smollm2_path
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.backends, pytest.mark.django_db]
 
 
 @needs_smollm2

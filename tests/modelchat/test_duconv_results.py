@@ -11,10 +11,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from collect.modelchat.selectors import modelchat_conversations
+from collect.tasktypes.modelchat.selectors import modelchat_conversations
 from tests.modelchat.conftest import GOAL
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 def test_simulated_duconv_chats_reach_the_report_and_the_export(dc_campaign, tmp_path: Path, admin_client: Client) -> None:

@@ -9,16 +9,17 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 
-from collect.modelchat.bots import GoalBot
-from collect.modelchat.calls import APOLOGY
-from collect.modelchat.models import ModelChat, ModelTurn
-from collect.modelchat.selectors import modelchat_conversations
-from collect.models import DuConvSession, Message
+from collect.tasktypes.modelchat.bots import GoalBot
+from collect.tasktypes.modelchat.calls import APOLOGY
+from collect.tasktypes.modelchat.models import ModelChat, ModelTurn
+from collect.tasktypes.modelchat.selectors import modelchat_conversations
+from collect.models import Message
+from collect.tasktypes.duconv.models import DuConvSession
 from tests.collect.ws import connect, receive_until, send
 from tests.modelchat.conftest import GOAL, Endpoint, Evaluator, http_model, seat
 from tests.modelchat.test_room import next_model_message
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 
 from collect.admin import CampaignForm
-from collect.modelchat.bots import GoalBot, KnowledgeBot
-from collect.modelchat.config import ConfigError, config_errors, config_for
+from collect.tasktypes.modelchat.bots import GoalBot, KnowledgeBot
+from collect.tasktypes.modelchat.config import ConfigError, config_errors, config_for
 from collect.models import Assignment, AssignmentStatus, Campaign, Room
 from tests.campaign_forms import campaign_form_data
 from tests.modelchat.conftest import GOAL
@@ -48,7 +48,7 @@ def test_the_admin_refuses_a_duconv_model_chat_with_no_triples(knowledge, films)
         slug="mcd", name="MCD", protocol="model_chat", knowledge_source=knowledge.pk, min_turns=3, turn_limit=5,
         completion_code="X", protocol_config='{"models": {"duconv-agent": 3}, "duconv": {}}',
     )
-    from collect.modelchat.bots import builtin_models_ensure
+    from collect.tasktypes.modelchat.bots import builtin_models_ensure
 
     builtin_models_ensure()
     form = CampaignForm(data=data)
@@ -100,7 +100,7 @@ def test_the_goal_bot_walks_the_goal_and_the_knowledge_bot_ignores_triples() -> 
 
 
 def test_the_demo_campaign_runs_the_duconv_agent(films) -> None:
-    from collect.modelchat.demo import modelchat_duconv_demo_ensure
+    from collect.tasktypes.modelchat.demo import modelchat_duconv_demo_ensure
 
     campaign = modelchat_duconv_demo_ensure(source=films)
     assert modelchat_duconv_demo_ensure(source=films) == campaign  # idempotent

@@ -9,14 +9,14 @@ import logging
 
 import pytest
 
-from collect.modelchat.calls import APOLOGY, model_respond
-from collect.modelchat.models import ModelTurn
-from collect.modelchat.turns import model_turn_take
+from collect.tasktypes.modelchat.calls import APOLOGY, model_respond
+from collect.tasktypes.modelchat.models import ModelTurn
+from collect.tasktypes.modelchat.turns import model_turn_take
 from collect.models import Message
 from collect.services import rooms
 from tests.modelchat.conftest import Endpoint, http_model, seat
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.backends, pytest.mark.django_db]
 
 CONTEXT = {"history": ["Hi, do you like jazz?"], "topic": "Jazz", "knowledge": [{"title": "Jazz", "sentences": ["Jazz swings."]}]}
 
@@ -50,7 +50,7 @@ def test_it_posts_the_context_and_returns_the_reply(endpoint: Endpoint) -> None:
 def test_a_failing_endpoint_gives_an_apology_and_a_logged_error(endpoint: Endpoint, caplog, behaviour, error) -> None:
     endpoint.respond[0] = behaviour
     model = http_model(endpoint, timeout=1.0, retries=1)
-    with caplog.at_level(logging.WARNING, logger="collect.modelchat.calls"):
+    with caplog.at_level(logging.WARNING, logger="collect.tasktypes.modelchat.calls"):
         result = model_respond(model=model, context=CONTEXT)
     assert result.text == APOLOGY and error in result.error and result.attempts == 2
     assert any("gave no reply" in r.message and r.levelno == logging.ERROR for r in caplog.records)

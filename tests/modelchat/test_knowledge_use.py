@@ -3,7 +3,7 @@ when it cites any it was given, else the facts it shares the most words with."""
 
 from __future__ import annotations
 
-from collect.modelchat.knowledge_use import CITED, OVERLAP, reply_knowledge
+from collect.tasktypes.modelchat.knowledge_use import CITED, OVERLAP, reply_knowledge
 
 SENTENCES = ["Jazz swings.", "Jazz began in New Orleans around the turn of the century."]
 WOW = {"history": ["Hi, do you like jazz?"], "topic": "Jazz", "knowledge": [{"title": "Jazz", "sentences": SENTENCES}]}

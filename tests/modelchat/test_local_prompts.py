@@ -3,8 +3,8 @@ using (the sentence it shares the most words with; the triples whose value it na
 
 from __future__ import annotations
 
-from collect.modelchat.knowledge_use import knowledge_guess
-from collect.modelchat.local_prompts import messages_build
+from collect.tasktypes.modelchat.knowledge_use import knowledge_guess
+from collect.tasktypes.modelchat.local_prompts import messages_build
 
 KNOWLEDGE = [
     {"title": "Guitar", "sentences": ["The guitar is a fretted musical instrument that usually has six strings.", "It is played with the fingers or a pick."]},

@@ -9,13 +9,13 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from collect.modelchat.models import ModelTurn
+from collect.tasktypes.modelchat.models import ModelTurn
 from collect.models import Message
 from collect.services import rooms
 from tests.collect.ws import connect, receive_until, send
 from tests.modelchat.conftest import Evaluator
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 @database_sync_to_async

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from channels.db import database_sync_to_async
 
-from collect.modelchat.models import EvalModel, EvalModelKind, ModelTurn
+from collect.tasktypes.modelchat.models import EvalModel, EvalModelKind, ModelTurn
 from tests.collect.ws import connect, receive_until, send
 from tests.modelchat.conftest import seat
 from tests.modelchat.openai_server import completion, openai_server
@@ -81,3 +81,33 @@ async def test_an_openai_model_is_called_by_the_worker_with_the_key_from_its_env
     turn = await ModelTurn.objects.select_related("message").aget(message__room=erin.room)
     assert turn.error == "" and turn.knowledge_used == request.body["messages"][0]["content"].split("[1] Guitar: ")[1].split("\n")[0]
     assert key not in (tmp_path / "worker.log").read_text()
+
+
+async def test_a_reply_streamed_in_the_worker_reaches_the_page_as_it_comes(settings, index_dir: Path, mc_campaign, tmp_path) -> None:
+    """The worker publishes the text so far over the Redis channel layer while the server is still
+    sending; the stored message is the whole reply."""
+    import threading
+
+    from tests.modelchat.openai_server import streamed
+
+    rest = threading.Event()
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    env = {**os.environ, "DATABASE_URL": child_database_url(), "GROUNDWORK_INDEX_DIR": str(index_dir)}
+    with openai_server() as server:
+        server.reply[0] = lambda request: streamed(["Six", " strings,", " usually."], gap=rest)
+        await EvalModel.objects.acreate(name="served", kind=EvalModelKind.OPENAI, endpoint_url=server.base_url, options={"model": "test-model"})
+        erin = await database_sync_to_async(seat)(mc_campaign, "erin", "served")
+        with celery_worker("-Q", "models", "--pool", "threads", "--concurrency", "2", "--loglevel", "WARNING", env=env):
+            socket = await connect(f"/ws/room/{erin.room.id}/", erin.cookie)
+            await send(socket, {"type": "choose_topic", "topic": "Guitar"})
+            await send(socket, {"type": "message", "client_id": "h1", "text": "How many strings?"})
+            first = await receive_until(socket, "stream", timeout=60)
+            rest.set()
+            frame = await receive_until(socket, "message", timeout=60)
+            while frame["role"] != "wizard":
+                frame = await receive_until(socket, "message", timeout=60)
+            await socket.disconnect()
+    assert first == {"type": "stream", "after_seq": 1, "attempt": 1, "text": "Six"}
+    assert frame["text"] == "Six strings, usually."
+    turn = await ModelTurn.objects.aget(message__room=erin.room)
+    assert turn.error == "" and turn.first_token_ms <= turn.last_token_ms

@@ -15,17 +15,17 @@ import pytest
 from django.core.management import call_command
 from pydantic import TypeAdapter
 
-from collect.modelchat.calls import APOLOGY, model_respond
-from collect.modelchat.models import EvalModel, EvalModelKind, ModelTurn
-from collect.modelchat.openai_adapter import request_build
-from collect.modelchat.turns import model_turn_take
+from collect.tasktypes.modelchat.calls import APOLOGY, model_respond
+from collect.tasktypes.modelchat.models import EvalModel, EvalModelKind, ModelTurn
+from collect.tasktypes.modelchat.openai_adapter import request_build
+from collect.tasktypes.modelchat.turns import model_turn_take
 from collect.models import Message
 from collect.services import rooms
 from tests.catalogs import compiled_catalogs  # noqa: F401  (fixture)
 from tests.modelchat.conftest import seat
 from tests.modelchat.openai_server import Answer, OpenAIServer, completion, json_answer, openai_server
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.backends, pytest.mark.django_db]
 
 KEY_ENV = "GW_TEST_OPENAI_KEY"
 KEY = "sk-test-7f3a9c1e5b2d4680"
@@ -64,20 +64,21 @@ def openai_model(server: OpenAIServer, *, name: str = "oa-model", timeout: float
 
 
 def sdk_validated(body: dict) -> dict:
-    """`body` validated with the openai SDK's own request type. Its `messages` is an Iterable, which
-    pydantic validates as it is read: reading it is what checks each message."""
-    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+    """`body` validated with the openai SDK's own request type (a streamed completion's). Its
+    `messages` is an Iterable, which pydantic validates as it is read: reading it is what checks
+    each message."""
+    from openai.types.chat.completion_create_params import CompletionCreateParamsStreaming
 
-    validated = dict(TypeAdapter(CompletionCreateParamsNonStreaming).validate_python(body))
+    validated = dict(TypeAdapter(CompletionCreateParamsStreaming).validate_python(body))
     validated["messages"] = list(validated["messages"])
     return validated
 
 
 def test_the_sdk_type_check_refuses_a_bad_body() -> None:
     with pytest.raises(ValueError, match="validation error"):
-        sdk_validated({"model": "m", "messages": [{"role": "wizard", "content": "x"}]})
+        sdk_validated({"model": "m", "messages": [{"role": "wizard", "content": "x"}], "stream": True})
     with pytest.raises(ValueError, match="validation error"):
-        sdk_validated({"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": "lots"})
+        sdk_validated({"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": "lots", "stream": True})
 
 
 def test_it_sends_a_request_the_sdk_types_accept_and_records_the_cited_sentence(server: OpenAIServer) -> None:

@@ -5,19 +5,20 @@ real socket. Generation runs on the CPU: replies are kept short (max_tokens)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import pytest
 from django.core.management import call_command
 
-from collect.modelchat.calls import APOLOGY
-from collect.modelchat.models import ModelTurn
-from collect.models import DuConvSession, Message
+from collect.tasktypes.modelchat.calls import APOLOGY
+from collect.tasktypes.modelchat.models import ModelTurn
+from collect.models import Message
+from collect.tasktypes.duconv.models import DuConvSession
 from tests.collect.ws import connect, receive_until, send
 from tests.modelchat.conftest import Evaluator, seat
-from collect.modelchat.smollm2_serve import Served, serve_missing, smollm2_served
+from tests.modelchat.smollm2_serve import Served, serve_missing
 
 pytestmark = [
+    pytest.mark.backends,
     pytest.mark.skipif(serve_missing() is not None, reason=f"needs the served SmolLM2: {serve_missing()}"),
     pytest.mark.django_db(transaction=True),
 ]
@@ -25,10 +26,9 @@ pytestmark = [
 REPLY_WITHIN_S = 150  # one CPU generation of 32 tokens on a busy machine, plus the prompt
 
 
-@pytest.fixture(scope="session")
-def smollm2(tmp_path_factory) -> Iterator[Served]:
-    with smollm2_served(tmp_path_factory.mktemp("serve") / "serve.log") as served:
-        yield served
+@pytest.fixture
+def smollm2(smollm2_server: Served) -> Served:
+    return smollm2_server
 
 
 def smollm2_register(served: Served) -> None:
@@ -38,10 +38,13 @@ def smollm2_register(served: Served) -> None:
     )  # fmt: skip
 
 
-async def model_reply(socket) -> dict:
+async def model_reply(socket, streamed: list[str] | None = None) -> dict:
+    """The model's next message; the texts of the `stream` frames before it go to `streamed`."""
     while True:
-        frame = await receive_until(socket, "message", timeout=REPLY_WITHIN_S)
-        if frame["role"] == "wizard":
+        frame = await socket.receive_json_from(timeout=REPLY_WITHIN_S)
+        if frame["type"] == "stream" and streamed is not None:
+            streamed.append(frame["text"])
+        if frame["type"] == "message" and frame["role"] == "wizard":
             return frame
 
 
@@ -65,13 +68,18 @@ async def test_smollm2_holds_a_wizard_of_wikipedia_model_chat(smollm2: Served, m
     await send(socket, {"type": "choose_topic", "topic": "Guitar"})
     for turn, text in enumerate(["Hi! Do you play the guitar?", "How many strings does a guitar have?"]):
         await send(socket, {"type": "message", "client_id": f"h{turn}", "text": text})
-        reply = await model_reply(socket)
+        streamed: list[str] = []
+        reply = await model_reply(socket, streamed)
         assert reply["seq"] == 2 * turn + 2 and reply["text"] != APOLOGY and reply["text"].strip()
+        # It streamed: the page had the reply's start before the reply (whose citations and cut
+        # sentence the stored text may lose).
+        assert streamed and all(streamed[i + 1].startswith(streamed[i]) for i in range(len(streamed) - 1))
         await label_none(socket, reply["seq"])
     await socket.disconnect()
 
     turns = await sync_to_async(_turns)()
     assert len(turns) == 2 and all(t.error == "" and t.latency_ms > 0 and t.attempts == 1 for t in turns)
+    assert all(0 < t.first_token_ms < t.last_token_ms <= t.latency_ms for t in turns)
     for turn in turns:
         # The sentence it cited, if any, is stored as a wizard's checked sentence from the knowledge it was shown.
         checked = turn.message.checked_sentence

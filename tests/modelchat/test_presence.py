@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from collect.lifecycle.presence import PING_SLACK_SECONDS, partner_present
 from collect.lifecycle.sweep import sweep_run
-from collect.modelchat.protocol import EVALUATOR, PARTNER
+from collect.tasktypes.modelchat.protocol import EVALUATOR, PARTNER
 from collect.models import Assignment, Campaign, Outcome, Room, RoomStatus
 from tests.modelchat.conftest import seat
 
@@ -41,7 +41,7 @@ def test_a_model_chat_whose_evaluator_left_ends_with_them_as_the_one_who_left(mc
     evaluator.room.refresh_from_db()
     assert evaluator.room.status == RoomStatus.INCOMPLETE
     outcomes = dict(evaluator.room.members.values_list("role", "outcome"))
-    assert outcomes == {EVALUATOR: Outcome.LEFT, PARTNER: Outcome.PARTNER_LEFT}
+    assert outcomes == {EVALUATOR: Outcome.LEFT, PARTNER: ""}  # the model's seat is no worker: no outcome
 
 
 def test_the_evaluator_is_told_the_model_is_there(mc_campaign: Campaign) -> None:

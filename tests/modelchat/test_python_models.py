@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from collect.modelchat.bots import FALLBACK, KnowledgeBot, NoKnowledgeBot
-from collect.modelchat.calls import APOLOGY, model_respond
-from collect.modelchat.models import EvalModel
+from collect.tasktypes.modelchat.bots import FALLBACK, KnowledgeBot, NoKnowledgeBot
+from collect.tasktypes.modelchat.calls import APOLOGY, model_respond
+from collect.tasktypes.modelchat.models import EvalModel
 from tests.modelchat.sample_models import Slow
 
 pytestmark = pytest.mark.django_db

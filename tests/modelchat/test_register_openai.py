@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from django.core.management import CommandError, call_command
 
-from collect.modelchat.models import EvalModel
+from collect.tasktypes.modelchat.models import EvalModel
 from tests.modelchat.openai_server import OpenAIServer, json_answer, openai_server
 
 pytestmark = pytest.mark.django_db

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from collect.modelchat.models import ModelChat, ModelTurn
-from collect.modelchat.selectors import modelchat_conversations
+from collect.tasktypes.modelchat.models import ModelChat, ModelTurn
+from collect.tasktypes.modelchat.selectors import modelchat_conversations
 from collect.models import Message
 from tests.collect.ws import connect, receive_until, send
 from tests.modelchat.conftest import Evaluator
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 async def next_model_message(socket) -> dict:

@@ -8,8 +8,8 @@ import re
 import pytest
 from django.test import Client
 
-from collect.modelchat.config import DEFAULT_ANCHORS, ConfigError, config_for
-from collect.modelchat.models import ModelChat, ModelChatOnboarding
+from collect.tasktypes.modelchat.config import DEFAULT_ANCHORS, ConfigError, config_for
+from collect.tasktypes.modelchat.models import ModelChat, ModelChatOnboarding
 from collect.models import Campaign
 from tests.modelchat.test_views import RIGHT
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from collect.modelchat.selectors import modelchat_conversations
+from collect.tasktypes.modelchat.selectors import modelchat_conversations
 from collect.models import Message
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 def test_simulated_chats_cover_every_arm_and_export(mc_campaign, tmp_path: Path) -> None:
@@ -49,3 +49,21 @@ def test_simulated_chats_cover_every_arm_and_export(mc_campaign, tmp_path: Path)
 
     with pytest.raises(CommandError, match="no model-chat campaign named nope"):
         call_command("export_dataset", "modelchat", "--out", str(tmp_path), "--campaign", "nope")
+
+
+def test_simulated_evaluators_pick_among_several_replies(mc_campaign, tmp_path: Path) -> None:
+    from collect.tasktypes.modelchat.models import ModelCandidate
+    from collect.tasktypes.modelchat.prism import choice_judgments
+
+    mc_campaign.protocol_config = {"models": {"kb-retrieval": 2}, "prism": {"models": ["kb-retrieval", "no-knowledge"]}}
+    mc_campaign.save()
+
+    call_command("simulate", "model_chat", "--dialogues", "2", "--concurrency", "2")
+
+    records = modelchat_conversations(campaigns=["mc-test"])
+    assert len(records) == 2 and all(r.prism == ("kb-retrieval", "no-knowledge") for r in records)
+    model_turns = [t for r in records for t in r.turns if t.speaker == "model"]
+    assert model_turns and all(len(t.candidates) == 2 and sum(c.picked for c in t.candidates) == 1 for t in model_turns)
+    assert all(t.model == next(c.model for c in t.candidates if c.picked) for t in model_turns)
+    assert ModelCandidate.objects.filter(picked=True, rating__isnull=False).count() == len(model_turns)
+    assert len(list(choice_judgments(campaigns=["mc-test"]))) == len(model_turns)

@@ -15,14 +15,14 @@ from django.core.management import call_command
 from django.test import Client
 
 from annotate.models import Job
-from collect.modelchat.models import EvalModelKind, ModelTurn
+from collect.tasktypes.modelchat.models import EvalModelKind, ModelTurn
 from collect.models import Campaign, Worker
 from tests.annotate.conftest import Api
 from tests.annotate.test_pairwise import answer_all
 from tests.modelchat.openai_server import completion, openai_server
 from tests.modelchat.tiny_checkpoint import tiny_checkpoint
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 KINDS = {"endpoint-lm": EvalModelKind.OPENAI, "tiny-lm": EvalModelKind.CHECKPOINT, "kb-retrieval": EvalModelKind.PYTHON}
 
 

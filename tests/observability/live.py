@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.db import connection
 
-from tests.collect.nodes import START_SECONDS, free_port, wait_listening
+from tests.collect.nodes import START_SECONDS, free_port, wait_application
 from tests.services import child_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def served(env: dict[str, str], workdir: Path, name: str = "serve") -> Iterator[
         )
     server = Server(port, process, out, err)
     try:
-        wait_listening(port, process, seconds=START_SECONDS, what="groundwork.serve", log=err)
+        wait_application(port, process, seconds=START_SECONDS, what="groundwork.serve", log=err)
         yield server
     finally:
         if process.poll() is None:

@@ -20,7 +20,8 @@ from tests.collect.conftest import session_cookie
 from tests.observability.live import ROOT, child_env, served
 from tests.observability.scraping import parse, value
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The scrape's processes may take their own 300 s.
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 
 
 def wait_for(predicate, what: str, seconds: float = 30.0):
@@ -64,7 +65,7 @@ async def _open_waiting_socket(port: int, assignment_id: int, cookie: bytes):
     return socket
 
 
-def test_one_scrape_adds_up_every_process(campaign: Campaign, index_dir: Path, tmp_path: Path, monkeypatch) -> None:
+def test_one_scrape_adds_up_every_process(campaign: Campaign, index_dir: Path, tmp_path: Path, settings) -> None:
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     env = child_env(index_dir, PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
@@ -104,7 +105,7 @@ def test_one_scrape_adds_up_every_process(campaign: Campaign, index_dir: Path, t
         finally:
             loop.run_until_complete(socket.close()) if "socket" in locals() else None
             loop.close()
-    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(metrics_dir))
+    settings.PROMETHEUS_MULTIPROC_DIR = str(metrics_dir)
     after = parse(metrics_scrape.scrape().decode())
     assert value(after, "groundwork_sockets_open", kind="waiting") == 0
     assert value(after, "groundwork_sockets_opened_total", kind="waiting") == 3

@@ -18,6 +18,8 @@ from groundwork.logs import REDACTED, ContextFilter, JsonFormatter, RedactFilter
 from tests.collect.conftest import make_room
 from tests.collect.ws import connect, receive_until, send
 
+pytestmark = pytest.mark.backends
+
 ROOT = Path(__file__).resolve().parents[2]
 SIGNATURE = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
 TOKEN = "tok_5Zb8Qm2Lx9Vw4Rt7Yp1Nc3Hd6Jk0Gf"
@@ -162,4 +164,79 @@ async def test_a_chat_sockets_lines_name_its_room_and_assignment(campaign, monke
 def test_an_unknown_log_format_stops_the_process() -> None:
     done = _run("import django; django.setup()", GROUNDWORK_LOG_FORMAT="xml")
     assert done.returncode != 0
-    assert "GROUNDWORK_LOG_FORMAT='xml' must be text or json" in done.stderr
+    assert "GROUNDWORK_LOG_FORMAT='xml' must be one of text, json" in done.stderr
+
+
+def test_a_lost_service_is_one_line_and_a_bug_keeps_its_traceback() -> None:
+    from django.contrib.sessions.backends.base import UpdateError
+    from django.contrib.sessions.exceptions import SessionInterrupted
+    from django.db import OperationalError
+
+    from groundwork.logs import OneLineFilter, TextFormatter
+
+    def line(error: BaseException, logger: str = "collect.tasks") -> str:
+        try:
+            raise error
+        except BaseException:  # noqa: BLE001
+            record = logging.LogRecord(logger, logging.ERROR, __file__, 1, "message %s: retrieval failed", (7,), sys.exc_info())
+        assert OneLineFilter().filter(record) and ContextFilter().filter(record)
+        return TextFormatter("%(levelname)s %(name)s: %(message)s").format(record)
+
+    lost = line(OperationalError("server closed the connection\n unexpectedly"))
+    assert lost == "ERROR collect.tasks: message 7: retrieval failed: django.db.utils.OperationalError: server closed the connection unexpectedly"
+    bug = line(ValueError("a bug"))
+    assert bug.startswith("ERROR collect.tasks: message 7: retrieval failed\nTraceback (most recent call last)") and "ValueError: a bug" in bug
+    # A session the lost database could not save: Django refuses the request (SessionInterrupted,
+    # raised while handling the session's UpdateError, raised while handling the database's error).
+    try:
+        try:
+            try:
+                raise OperationalError("terminating connection due to administrator command")
+            except OperationalError:
+                raise UpdateError  # noqa: B904 - as Django's session store raises it
+        except UpdateError:
+            raise SessionInterrupted("The request's session was deleted before the request completed.")  # noqa: B904
+    except SessionInterrupted as error:
+        interrupted = error
+    refused = line(interrupted)
+    assert refused == ("ERROR collect.tasks: message 7: retrieval failed: django.db.utils.OperationalError: "
+                       "terminating connection due to administrator command")
+
+
+def test_a_foreign_host_header_is_one_line_in_a_server() -> None:
+    done = _run(
+        """
+        import django; django.setup()
+        from django.test import Client
+        for _ in range(3):
+            assert Client().get("/", HTTP_HOST="evil.example").status_code == 400
+        """,
+        GROUNDWORK_LOG_FORMAT="text",
+    )
+    assert done.returncode == 0, done.stderr
+    security = [line for line in done.stderr.splitlines() if "DisallowedHost" in line]
+    assert len(security) == 3 and "Traceback" not in done.stderr, done.stderr
+    assert "Invalid HTTP_HOST header: 'evil.example'" in security[0]
+
+
+def test_a_celery_task_that_lost_its_database_logs_one_line() -> None:
+    # Celery's own trace logs a failed task with its traceback; through our handler it is one line.
+    done = _run(
+        """
+        from groundwork.celery import app
+        app.log.setup(loglevel="INFO")
+        from django.db import OperationalError
+
+        @app.task(name="tests.lost")
+        def lost():
+            raise OperationalError("could not connect to server: Connection refused")
+
+        from celery.app.trace import build_tracer
+        build_tracer("tests.lost", lost, app=app, eager=False, propagate=False)("id-1", (), {}, {"id": "id-1"})
+        """,
+        GROUNDWORK_LOG_FORMAT="text",
+    )
+    assert done.returncode == 0, done.stderr
+    failed = [line for line in done.stderr.splitlines() if "tests.lost" in line]
+    assert failed and "Traceback" not in done.stderr, done.stderr
+    assert "OperationalError" in failed[0] and "could not connect to server" in failed[0]

@@ -11,6 +11,8 @@ import pytest
 
 from groundwork.topology import environment
 
+pytestmark = pytest.mark.backends
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -15,7 +15,7 @@ import redis
 from django.test import Client
 
 from collect.models import Message
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from collect.services import rooms
 from collect.tasks import messages_knowledge
 from groundwork.celery import app

@@ -3,11 +3,16 @@ reused by other campaigns; running out of attempts is `screened_out`."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from collect.lifecycle.onboarding import onboarding_problems
-from collect.models import Assignment, AssignmentStatus, Outcome, Qualification
+from collect.lifecycle.sweep import sweep_run
+from collect.models import Assignment, AssignmentStatus, Outcome, Platform, Qualification
+from collect.review.selectors import base_pay_cents
 from tests.factories import make_campaign
 
 pytestmark = pytest.mark.django_db
@@ -65,6 +70,47 @@ def test_failing_every_attempt_is_screened_out_with_its_code(client: Client) -> 
     assert (assignment.outcome, assignment.status) == (Outcome.SCREENED_OUT, AssignmentStatus.LEFT)
     assert assignment.completion_code == campaign.outcome_codes["screened_out"]
     assert client.get(f"/a/{assignment.pk}/wait/").url == f"/a/{assignment.pk}/done/"
+
+
+@pytest.mark.parametrize("platform", [Platform.INHOUSE, Platform.PROLIFIC])
+def test_a_screened_out_worker_keeps_that_ending_and_is_never_left_waiting(settings, platform) -> None:
+    settings.PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete"
+    pay = {"completed": 300, "screened_out": 25, "no_partner": 50}
+    campaign = make_campaign(platform=platform, onboarding=ONBOARDING, outcome_pay_cents=pay, wait_timeout_seconds=60)
+    code = campaign.outcome_codes["screened_out"]
+    link = f"/join/{campaign.slug}/?" + ("worker=alice" if platform == Platform.INHOUSE else "PROLIFIC_PID=P1&STUDY_ID=S&SESSION_ID=X")
+    client = Client()
+    alice = Assignment.objects.get(pk=client.get(link).url.split("/")[2])
+    client.post(f"/a/{alice.pk}/onboarding/", {"q0": "0", "q1": "1"})
+
+    out = client.post(f"/a/{alice.pk}/onboarding/", {"q0": "1", "q1": "0"})
+
+    alice.refresh_from_db()
+    assert out.url == f"/a/{alice.pk}/done/"
+    assert (alice.outcome, alice.status, alice.completion_code) == (Outcome.SCREENED_OUT, AssignmentStatus.LEFT, code)
+    assert base_pay_cents(alice) == 25
+    finish = client.get(out.url)
+    if platform == Platform.PROLIFIC:
+        assert finish.url == f"https://app.prolific.com/submissions/complete?cc={code}"
+    else:
+        assert finish.status_code == 200 and code in finish.content.decode()
+    # The link opened again: no new attempt and no wait to run out as no_partner, the same ending.
+    assert client.get(link).url == f"/a/{alice.pk}/done/"
+    sweep_run(now=timezone.now() + timedelta(hours=1))
+    assert set(Assignment.objects.values_list("outcome", "completion_code")) == {(Outcome.SCREENED_OUT, code)}
+    assert Assignment.objects.count() == 1  # no second assignment, so no second pay
+
+
+def test_a_qualification_used_up_elsewhere_screens_out_at_once(client: Client) -> None:
+    first, second = make_campaign(onboarding=ONBOARDING), make_campaign(onboarding=ONBOARDING)
+    assignment = start(client, first)
+    for answers in ({"q0": "0", "q1": "0"}, {"q0": "0", "q1": "0"}):
+        client.post(f"/a/{assignment.pk}/onboarding/", answers)
+    onboarding = client.get(f"/join/{second.slug}/?worker=alice").url
+    later = Assignment.objects.get(campaign=second)
+    assert client.get(onboarding).url == f"/a/{later.pk}/done/"
+    later.refresh_from_db()
+    assert (later.outcome, later.completion_code) == (Outcome.SCREENED_OUT, second.outcome_codes["screened_out"])
 
 
 @pytest.mark.parametrize("answers", [{}, {"q0": "1"}, {"q0": "9", "q1": "1"}, {"q0": "x", "q1": "1"}])

@@ -8,7 +8,7 @@ from django.test import Client
 
 from collect.models import Assignment, Decision, Outcome, Worker
 from collect.models_paid import ReviewAction
-from collect.review.selectors import decisions_csv, payments_csv
+from collect.review.selectors import decisions_csv, payments_csv, review_row
 from tests.factories import add_message, make_campaign, make_room, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -205,3 +205,9 @@ def test_soft_rejected_work_is_left_out_of_the_dataset_export(staff: Client, fin
     page = staff.get(f"/research/{campaign.slug}/review/").content.decode()
     shown = page.split(f'data-testid="decision-{wizard.pk}">', 1)[1].split("</td>", 1)[0]
     assert shown == "soft-rejected (paid, data excluded)<br><small>off topic</small>"
+
+
+def test_the_apprentice_is_not_flagged_for_what_the_wizard_pasted(finished) -> None:
+    _, wizard, apprentice, _ = finished
+    assert "1 message(s) pasted from the knowledge" in review_row(wizard)["checks"]
+    assert review_row(apprentice)["checks"] == ["1 too-short message(s)"]

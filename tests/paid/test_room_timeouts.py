@@ -4,21 +4,34 @@ the waiting member's socket hears of it; a room stays open while both are presen
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from channels.db import database_sync_to_async
+from prometheus_client import REGISTRY
 
 from collect.models import Assignment, Campaign, Outcome, Room, RoomStatus
 from tests.collect.conftest import PairedRoom, campaign, make_room  # noqa: F401  (campaign: a fixture)
 from tests.collect.ws import connect, receive_until, send
 from tests.paid.sweeper import beat_stand_in
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 @database_sync_to_async
 def seats(room: Room) -> dict[str, Assignment]:
     return {a.role: a for a in Assignment.objects.filter(room=room)}
+
+
+async def sweeps_run(count: int, seconds: float = 10.0) -> None:
+    """Wait until `count` more lifecycle sweeps have run in this process (groundwork_sweeps_total)."""
+    def done() -> float:
+        return REGISTRY.get_sample_value("groundwork_sweeps_total") or 0.0
+
+    target, deadline = done() + count, time.monotonic() + seconds
+    while done() < target:
+        assert time.monotonic() < deadline, f"fewer than {count} sweeps ran in {seconds} s"
+        await asyncio.sleep(0.05)
 
 
 async def ended_state(communicator) -> dict:
@@ -65,7 +78,7 @@ async def test_a_room_with_both_present_and_active_stays_open(campaign: Campaign
     apprentice = await connect(f"/ws/room/{paired.room.id}/", paired.apprentice.cookie)
     await receive_until(wizard, "state")
     with beat_stand_in():
-        await asyncio.sleep(1.0)  # several sweeps
+        await sweeps_run(3)
     await send(wizard, {"type": "ping"})
     await receive_until(wizard, "pong")
     room = await database_sync_to_async(Room.objects.get)(pk=paired.room.pk)

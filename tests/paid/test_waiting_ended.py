@@ -14,7 +14,7 @@ from tests.collect.conftest import session_cookie
 from tests.collect.ws import connect, receive_until
 from tests.factories import make_campaign
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 @database_sync_to_async

@@ -10,13 +10,17 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from django.core.management import call_command
 
-from annotate.models import Job, JobKind
-from collect.demo_jobs import PEOPLE_PAIRWISE
+from annotate.models import Job
+from annotate.registry import kind_names
+from annotate.kinds.pairwise.demo import PEOPLE_PAIRWISE
 from collect.lifecycle.links import CAMPAIGN_LINKS, JOB_LINKS, signature_verify
-from collect.modelchat import gguf_convert
-from collect.models import Campaign, RoomStatus
+from collect.tasktypes.modelchat import gguf_convert
+from collect.models import Campaign, Message, RoomStatus
+from retrieval.words import CJK
 from tests.factories import make_campaign
 from tests.retrieval.test_import_demo import demo_installed
+
+pytestmark = pytest.mark.backends
 
 LINK = re.compile(r"^\s+([\w.-]+): (http://[^/]+/(join|annotate/join)/([\w-]+)/\?\S+)$", re.MULTILINE)
 
@@ -54,14 +58,14 @@ def test_load_demo_makes_every_campaign_and_a_job_of_each_kind(index_dir, settin
     assert "SmolLM2 left out of the demo" in out.getvalue()
     assert "demo job pairwise-demo: the built-in bots only (no local model to judge)" in out.getvalue()
     active = set(Campaign.objects.filter(is_active=True).values_list("protocol", flat=True))
-    assert active == {"wow", "curiosity", "duconv", "model_chat"}
+    assert active == {"wow", "curiosity", "duconv", "model_chat", "topical_chat", "woi"}
     # The Chinese DuConv demo and its model chat are shown in Simplified Chinese; the rest in English.
     languages = dict(Campaign.objects.filter(is_active=True).values_list("slug", "language"))
     chinese = {"duconv-zh-demo": "zh-hans", "modelchat-duconv-zh-demo": "zh-hans"}
     assert {slug: language for slug, language in languages.items() if language != "en"} == chinese
     assert set(Campaign.objects.filter(slug__in=chinese).values_list("protocol", flat=True)) == {"duconv", "model_chat"}
     jobs = {job.slug: job for job in Job.objects.all()}
-    assert {job.kind for job in jobs.values()} == set(JobKind.values)
+    assert {job.kind for job in jobs.values()} == set(kind_names())
     # modelchat-demo-pairwise takes its pairs from the people's own demo chats, none yet.
     assert jobs.pop(PEOPLE_PAIRWISE).items.count() == 0
     for job in jobs.values():
@@ -69,6 +73,12 @@ def test_load_demo_makes_every_campaign_and_a_job_of_each_kind(index_dir, settin
         for slug in job.source["campaigns"]:
             twin = Campaign.objects.get(slug=slug)
             assert not twin.is_active and twin.rooms.filter(status=RoomStatus.COMPLETE).exists()
+            for room in twin.rooms.all():
+                texts = list(room.messages.values_list("text", flat=True))
+                assert len(set(texts)) == len(texts), (slug, texts)  # sample dialogues repeat no line
+    # The English DuConv samples are English.
+    english = Message.objects.filter(room__campaign__slug="duconv-demo-samples").values_list("text", flat=True)
+    assert english and not any(re.search(f"[{CJK}]", text) for text in english)
     # A second run (every later `make run`) adds nothing.
     counts = {job.slug: job.items.count() for job in jobs.values()}
     call_command("load_demo", stdout=io.StringIO())

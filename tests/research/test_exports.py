@@ -165,3 +165,64 @@ def test_every_campaign_exporter_reports_its_progress(var_dir, dataset: str, tmp
         export_progress.reset(token)
     rooms = result.total if dataset != "modelchat" else result.counts[next(iter(result.counts))]
     assert len(ticks) == rooms > 0
+
+
+def test_a_model_chat_export_says_what_it_wrote_and_serves_jsonl_as_json_lines(var_dir) -> None:
+    from collect.models import Campaign
+    from tests.evaluation.campaign import make_campaign as make_modelchat_campaign, populate
+
+    populate(make_modelchat_campaign())
+    slug = Campaign.objects.get(protocol="model_chat").slug
+    client = staff_client()
+    run = client.post("/research/exports/start/", {"kind": "campaign", "slug": slug})["Location"]
+    status = client.get(f"{run}status/").json()
+    assert status["status"] == "done"
+    page = client.get(run).content.decode()
+    # The estimate counts rooms; the export writes a record per model conversation and more.
+    assert f"{status['written']} item(s) written" in page and "of about" not in page
+    jsonl = [f["name"] for f in status["files"] if f["name"].endswith(".jsonl")]
+    assert jsonl
+    response = client.get(f"{run}files/{jsonl[0]}")
+    assert response["Content-Type"] == "application/jsonl"
+
+
+def test_it_exports_a_campaign_for_hugging_face_as_the_command_does(wow, tmp_path: Path) -> None:
+    client = staff_client()
+    assert b'data-testid="export-campaign-ex-wow-hf"' in client.get("/research/").content
+    started = client.post("/research/exports/start/", {"kind": "campaign", "slug": "ex-wow", "format": "hf"})
+    assert started.status_code == 302
+    run = started["Location"]
+    assert b"manage.py export_dataset wow --format hf --campaign ex-wow --out DIR" in client.get(run).content
+    status = client.get(f"{run}status/").json()
+    assert status["status"] == "done" and status["written"] == 4
+
+    out = tmp_path / "command-hf"
+    call_command("export_dataset", "wow", "--format", "hf", "--campaign", "ex-wow", "--out", str(out), stdout=io.StringIO())
+    expected = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and not p.name.startswith(".")}
+    assert [f["name"] for f in status["files"]] == sorted(expected)
+    assert "README.md" in expected and "conformance.json" in expected and any(n.startswith("wow/train-") for n in expected)
+    for name in expected:  # the Parquet files too: `datasets` writes the same rows to the same bytes
+        assert b"".join(client.get(f"{run}files/{name}").streaming_content) == expected[name], name
+    archive = client.get(f"{run}files/ex-wow-wow-hf.zip")
+    with zipfile.ZipFile(io.BytesIO(b"".join(archive.streaming_content))) as zipped:
+        assert sorted(zipped.namelist()) == sorted(expected)
+        assert zipped.read("README.md") == expected["README.md"]
+
+
+def test_the_hugging_face_export_is_refused_to_everyone_but_staff_and_to_datasets_without_one(wow) -> None:
+    form = {"kind": "campaign", "slug": "ex-wow", "format": "hf"}
+    outsider = outsider_client()
+    assert outsider.post("/research/exports/start/", form).status_code == 403
+    anonymous = Client().post("/research/exports/start/", form)
+    assert anonymous.status_code == 302 and anonymous["Location"].startswith("/admin/login/")
+    client = staff_client()
+    assert client.post("/research/exports/start/", {**form, "format": "xml"}).status_code == 400
+    from tests.annotate.conftest import make_job
+
+    make_job("relevance", slug="ex-job")  # an annotation job's files have no Hugging Face export
+    refused = client.post("/research/exports/start/", {"kind": "job", "slug": "ex-job", "format": "hf"})
+    assert refused.status_code == 400 and "There is no job “ex-job” with a Hugging Face export." in refused.content.decode()
+    assert b'data-testid="export-job-ex-job-hf"' not in client.get("/research/").content
+    run = staff_client_again().post("/research/exports/start/", form)["Location"]
+    assert outsider.get(f"{run}files/README.md").status_code == 403
+    assert outsider.get(f"{run}status/").status_code == 403

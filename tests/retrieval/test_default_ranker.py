@@ -14,6 +14,7 @@ from retrieval.rankers.load import live_ranker, ranker_picked
 from retrieval.rankers.tfidf import TfidfRanker
 from retrieval.rankers.tfidf_paper import TfidfPaperRanker
 from retrieval.services import passages_rank, rerank_passages
+from tests.settings_read import settings_read
 
 CONTEXT = ["I have been reading about Mars.", "Could people ever live there? It seems so cold."]
 PASSAGES = [
@@ -24,10 +25,9 @@ PASSAGES = [
 
 
 @pytest.fixture(autouse=True)
-def no_ranker_settings(monkeypatch: pytest.MonkeyPatch, settings) -> None:
-    for name in ("GROUNDWORK_RANKER", "GROUNDWORK_RERANKER_CHECKPOINT", "GROUNDWORK_RANKER_FEATURES"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GROUNDWORK_RERANK_DEVICE", "cpu")  # the same choice on a machine with a GPU
+def no_ranker_settings(settings) -> None:
+    settings.RANKER, settings.RERANKER_CHECKPOINT, settings.RANKER_FEATURES = "", "", "auto"
+    settings.RERANK_DEVICE = "cpu"  # the same choice on a machine with a GPU
     settings.CELERY_TASK_ALWAYS_EAGER = True
 
 
@@ -60,8 +60,8 @@ def test_the_reranked_panel_uses_the_shipped_model() -> None:
     assert ranked[0]["title"] != "Stockholm"
 
 
-def test_minilm_features_when_a_gpu_or_the_setting_allows(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GROUNDWORK_RANKER_FEATURES", "minilm")
+def test_minilm_features_when_a_gpu_or_the_setting_allows(monkeypatch: pytest.MonkeyPatch, settings) -> None:
+    settings.RANKER_FEATURES = "minilm"
     assert ranker_config().checkpoint == DEFAULT_MODELS / "minilm"
     monkeypatch.setattr("retrieval.rankers.config.cuda_available", lambda: True)
     assert default_model_dir(features="auto", device="auto") == DEFAULT_MODELS / "minilm"
@@ -84,16 +84,18 @@ def test_only_the_rankers_that_run_an_encoder_say_so() -> None:
     assert encodes(Unsaid())
 
 
-def test_tfidf_stays_available_and_a_bad_features_setting_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GROUNDWORK_RANKER", "tfidf")
+def test_tfidf_stays_available_and_a_features_setting_that_does_not_apply_is_named(settings) -> None:
+    settings.RANKER = "tfidf"
     config = ranker_config()
     assert (config.ranker, config.checkpoint, config.bundled) == ("tfidf", None, False)
-    monkeypatch.setenv("GROUNDWORK_RANKER_FEATURES", "minilm")
+    settings.RANKER_FEATURES = "minilm"
     with pytest.raises(ImproperlyConfigured, match="GROUNDWORK_RANKER_FEATURES"):
         ranker_config()
-    monkeypatch.setenv("GROUNDWORK_RANKER_FEATURES", "glove")
-    with pytest.raises(ImproperlyConfigured, match="GROUNDWORK_RANKER_FEATURES"):
-        ranker_config()
+
+
+def test_a_features_setting_that_is_not_one_is_refused_at_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ImproperlyConfigured, match="GROUNDWORK_RANKER_FEATURES='glove' must be one of auto, lexical, minilm"):
+        settings_read(monkeypatch, GROUNDWORK_RANKER_FEATURES="glove")
 
 
 def test_a_copy_without_the_minilm_model_falls_back_to_lexical(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
@@ -105,8 +107,8 @@ def test_a_copy_without_the_minilm_model_falls_back_to_lexical(monkeypatch: pyte
         default_model_dir(features="minilm", device="auto")
 
 
-def test_the_papers_tfidf_baseline_can_be_the_live_ranker(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GROUNDWORK_RANKER", "tfidf-paper")
+def test_the_papers_tfidf_baseline_can_be_the_live_ranker(settings) -> None:
+    settings.RANKER = "tfidf-paper"
     config = ranker_config()
     assert (config.ranker, config.checkpoint, config.bundled) == ("tfidf-paper", None, False)
     assert live_ranker().name == "tfidf-paper"

@@ -12,7 +12,7 @@ import pytest
 
 from retrieval.index import chunked
 from retrieval.index.chunked import term_major_write
-from retrieval.index.reference import term_major_arrays
+from tests.retrieval.index_reference import term_major_arrays
 from retrieval.index.store import index_load
 from retrieval.index.term_major import ARRAYS, TermMajorIndex
 from retrieval.index.vectorizer import BM25_B, BM25_K1, TOKEN_PATTERN, make_vectorizer, saturated_tf

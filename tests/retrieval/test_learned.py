@@ -99,12 +99,11 @@ def test_the_live_rerank_gives_the_topic_to_the_ranker(lexical_model: Path) -> N
     assert island_with > island_without  # its own article counts only with a topic
 
 
-def test_a_learned_checkpoint_makes_the_live_ranker_learned(monkeypatch: pytest.MonkeyPatch, lexical_model: Path) -> None:
-    monkeypatch.delenv("GROUNDWORK_RANKER", raising=False)
-    monkeypatch.setenv("GROUNDWORK_RERANKER_CHECKPOINT", str(lexical_model))
+def test_a_learned_checkpoint_makes_the_live_ranker_learned(settings, lexical_model: Path) -> None:
+    settings.RANKER, settings.RERANKER_CHECKPOINT = "", str(lexical_model)
     assert ranker_config().ranker == "learned"
 
-    monkeypatch.setenv("GROUNDWORK_RANKER", "neural")
+    settings.RANKER = "neural"
     with pytest.raises(ImproperlyConfigured, match="does not fit GROUNDWORK_RERANKER_CHECKPOINT"):
         ranker_config()
 

@@ -145,10 +145,9 @@ async def test_the_async_version_returns_none_on_failure() -> None:
     assert await arerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=1, ranker=BrokenRanker()) is None
 
 
-def test_a_broken_checkpoint_is_a_logged_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                 caplog: pytest.LogCaptureFixture) -> None:
+def test_a_broken_checkpoint_is_a_logged_failure(tmp_path: Path, settings, caplog: pytest.LogCaptureFixture) -> None:
     (tmp_path / "reranker.json").write_text("{}")  # no weights beside it
-    monkeypatch.setenv("GROUNDWORK_RERANKER_CHECKPOINT", str(tmp_path))
+    settings.RERANKER_CHECKPOINT = str(tmp_path)
 
     with caplog.at_level(logging.ERROR, logger="retrieval.rerank"):
         assert rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=30) is None
@@ -167,18 +166,18 @@ def test_the_celery_task_returns_the_ranked_passages() -> None:
     assert rerank.name == "retrieval.tasks.rerank"
 
 
-def test_a_bad_ranker_setting_is_a_logged_failure_not_a_crash(monkeypatch: pytest.MonkeyPatch,
+def test_a_bad_ranker_setting_is_a_logged_failure_not_a_crash(settings, tmp_path: Path,
                                                               caplog: pytest.LogCaptureFixture) -> None:
-    monkeypatch.setenv("GROUNDWORK_RANKER", "bm25")
+    settings.RANKER, settings.RERANKER_CHECKPOINT = "neural", ""  # a neural ranker needs a checkpoint
 
     with caplog.at_level(logging.ERROR, logger="retrieval.rerank"):
         assert rerank_passages(context=CONTEXT, passages=PASSAGES) is None
-    assert "GROUNDWORK_RANKER='bm25'" in caplog.text
+    assert "GROUNDWORK_RANKER=neural needs GROUNDWORK_RERANKER_CHECKPOINT" in caplog.text
 
 
-def test_the_mode_setting_keeps_reranks_in_process_even_with_a_broker(settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_mode_setting_keeps_reranks_in_process_even_with_a_broker(settings) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = False  # as with CELERY_BROKER_URL set
-    monkeypatch.setenv("GROUNDWORK_RERANK_MODE", "process")
+    settings.RERANK_MODE = "process"
 
     ranked = rerank_passages(context=CONTEXT, passages=PASSAGES, timeout_s=10)
 

@@ -18,6 +18,7 @@ from retrieval.rankers.cross_encoder import cross_encoder_load, encode_pairs, pi
 from retrieval.rankers.load import ranker_get
 from retrieval.rankers.neural import NeuralRanker
 from tests.retrieval.wowpp_files import write_wowpp
+from tests.settings_read import settings_read
 
 CANDIDATES = [Candidate("Jazz", "Jazz is characterised by swing and improvisation."), Candidate("Tea", "Tea is a drink.")]
 
@@ -103,25 +104,28 @@ def test_train_reranker_refuses_an_unreadable_file(tmp_path: Path) -> None:
         call_command("train_reranker", "--wowpp", str(bad), "--out", str(tmp_path / "o"), stdout=StringIO())
 
 
-def test_the_live_ranker_needs_a_checkpoint_for_neural(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GROUNDWORK_RANKER", "neural")
-    monkeypatch.delenv("GROUNDWORK_RERANKER_CHECKPOINT", raising=False)
+def test_the_live_ranker_needs_a_checkpoint_for_neural(settings) -> None:
+    settings.RANKER, settings.RERANKER_CHECKPOINT = "neural", ""
 
     with pytest.raises(ImproperlyConfigured, match="needs GROUNDWORK_RERANKER_CHECKPOINT"):
         ranker_config()
 
 
-def test_the_live_ranker_is_hybrid_once_a_checkpoint_is_configured(monkeypatch: pytest.MonkeyPatch, checkpoint: Path) -> None:
-    monkeypatch.delenv("GROUNDWORK_RANKER", raising=False)
-    monkeypatch.setenv("GROUNDWORK_RERANKER_CHECKPOINT", str(checkpoint))
+def test_the_live_ranker_is_hybrid_once_a_checkpoint_is_configured(settings, checkpoint: Path) -> None:
+    settings.RANKER, settings.RERANKER_CHECKPOINT = "", str(checkpoint)
 
     assert ranker_config().ranker == "hybrid"
 
 
 @pytest.mark.parametrize(("name", "value"), [("GROUNDWORK_RANKER", "bm25"), ("GROUNDWORK_RERANK_DEVICE", "tpu"),
-                                             ("GROUNDWORK_RERANK_BATCH", "lots"), ("GROUNDWORK_RERANKER_CHECKPOINT", "/nope")])
-def test_a_bad_setting_names_its_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+                                             ("GROUNDWORK_RERANK_BATCH", "lots"), ("GROUNDWORK_RERANK_HYBRID_WEIGHT", "1.5")])
+def test_a_bad_setting_stops_the_start_up_naming_its_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    with pytest.raises(ImproperlyConfigured, match=f"{name}="):
+        settings_read(monkeypatch, **{name: value})
 
-    with pytest.raises(ImproperlyConfigured, match=name):
+
+def test_a_checkpoint_that_is_not_one_is_named_when_the_ranker_loads(settings, tmp_path: Path) -> None:
+    settings.RERANKER_CHECKPOINT = str(tmp_path / "nope")
+
+    with pytest.raises(ImproperlyConfigured, match="GROUNDWORK_RERANKER_CHECKPOINT=.*is not a train_reranker checkpoint"):
         ranker_config()

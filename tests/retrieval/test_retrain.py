@@ -20,7 +20,7 @@ from tests.factories import make_campaign
 from tests.retrieval.collected import collected_rooms, heldout_file
 from tests.retrieval.retrain_fixtures import ranker_dir  # noqa: F401 - a fixture
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.backends, pytest.mark.django_db]
 
 TRAIN, HELDOUT = range(0, 40), range(100, 140)
 PANEL = [{"title": "Island1", "sentences": ["Island1 is a volcanic island in the south.", "Its population grew."]},
@@ -49,7 +49,7 @@ def test_a_model_trained_on_careful_wizards_is_promoted_and_ranks_the_next_panel
     assert saved["current"] == "v0001" == event["version"]
     (entry,) = saved["versions"]
     assert entry["training"]["contexts"] == entry["training"]["wizard_turns"] == len(TRAIN)
-    assert entry["training"]["dialogues"] == len(TRAIN) and entry["heldout"] == {"file": str(heldout), "contexts": len(HELDOUT)}
+    assert entry["training"]["dialogues"] == len(TRAIN) and entry["heldout"] == {"source": "file", "file": str(heldout), "contexts": len(HELDOUT)}
     assert (ranker_dir / "versions" / "v0001" / "learned.json").is_file()
     # The same process ranks with it from the next panel on, and the stored panel says so.
     assert ranker_version(live_ranker()) == "v0001"
@@ -170,25 +170,31 @@ def test_a_model_file_that_does_not_load_never_goes_live(ranker_dir: Path, heldo
     assert manifest()["current"] is None
 
 
-def test_the_command_and_the_beat_task(ranker_dir: Path, heldout: Path, settings, monkeypatch) -> None:
+def test_the_command_and_the_beat_task_gate_on_an_imported_heldout_file(ranker_dir: Path, heldout: Path, settings) -> None:
     from retrieval.tasks import ranker_retrain as task
 
     settings.CELERY_TASK_ALWAYS_EAGER = True
-    monkeypatch.setenv("GROUNDWORK_RETRAIN_HELDOUT", str(heldout))
-    assert task.delay().get()["outcome"] == "skipped"  # nothing collected yet
+    out = io.StringIO()
+    call_command("import_heldout", str(heldout), stdout=out)
+    assert f"imported {len(HELDOUT)} contexts with a relevant sentence into {ranker_dir / 'heldout.json'}" in out.getvalue()
+    heldout.unlink()  # the site keeps its own copy
+    event = task.delay().get()
+    assert event["outcome"] == "skipped" and "too few examples: 0 collected" in event["reason"]
     collected_rooms(make_campaign(), range(0, 20))
+    out = io.StringIO()
     out = io.StringIO()
     call_command("retrain_ranker", "--json", stdout=out)
     assert json.loads(out.getvalue())["outcome"] == "promoted"
+    assert manifest()["versions"][0]["heldout"] == {"source": "file", "file": str(ranker_dir / "heldout.json"), "contexts": len(HELDOUT)}
     call_command("retrain_ranker", "--list", stdout=out)
     assert "* v0001" in out.getvalue()
     assert "retrieval.tasks.ranker_retrain" in {e["task"] for e in settings.CELERY_BEAT_SCHEDULE.values()}
 
 
-def test_a_process_looks_at_the_manifest_at_most_every_reload_interval(ranker_dir: Path, heldout: Path, monkeypatch) -> None:
+def test_a_process_looks_at_the_manifest_at_most_every_reload_interval(ranker_dir: Path, heldout: Path, settings) -> None:
     from retrieval.training.live import promoted_forget
 
-    monkeypatch.setenv("GROUNDWORK_RANKER_RELOAD_S", "3600")
+    settings.RANKER_RELOAD_S = 3600
     assert ranker_version(live_ranker()) == "shipped-lexical"
     collected_rooms(make_campaign(), range(0, 20))
     assert ranker_retrain(heldout=heldout)["outcome"] == "promoted"

@@ -10,18 +10,18 @@ from pathlib import Path
 import pytest
 from asgiref.sync import async_to_sync
 
-import collect.simulation
+import collect.tasktypes.wow.simulation
 from collect.models import Assignment, Campaign, Decision, Persona, Room
 from collect.selectors import knowledge_for
 from collect.tasks import knowledge_rerank
-from collect.simulation import simulate
+from collect.tasktypes.wow.simulation import simulate
 from retrieval.rankers.load import live_ranker, ranker_version
 from retrieval.training import registry
 from retrieval.training.examples import training_examples_collected
 from retrieval.training.services import ranker_retrain
 from tests.retrieval.retrain_fixtures import ranker_dir  # noqa: F401 - a fixture
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 NOTHING = ("I'm not sure, what do you think?", {"no_passages_used": True})
@@ -61,7 +61,7 @@ def campaign(knowledge, settings) -> Campaign:
 
 
 def run(campaign: Campaign, wizard, dialogues: int, seed: int, monkeypatch) -> set:
-    monkeypatch.setattr(collect.simulation, "_wizard_reply", wizard)
+    monkeypatch.setattr(collect.tasktypes.wow.simulation, "_wizard_reply", wizard)
     before = set(campaign.rooms.values_list("id", flat=True))
     async_to_sync(simulate)(campaign=campaign, dialogues=dialogues, concurrency=2, seed=seed, timeout=60)
     return set(campaign.rooms.values_list("id", flat=True)) - before

@@ -20,6 +20,7 @@ from retrieval.rankers import Candidate, encoded_text
 from retrieval.rankers.embedder import Embedder
 from retrieval.rankers.load import live_ranker, ranker_picked
 from retrieval.rerank import panel_rank
+from tests.settings_read import settings_read
 
 pytestmark = pytest.mark.django_db
 
@@ -42,10 +43,9 @@ def embedder() -> CountingEmbedder:
 
 
 @pytest.fixture(autouse=True)
-def cpu_default_ranker(monkeypatch: pytest.MonkeyPatch, settings) -> None:
-    for name in ("GROUNDWORK_RANKER", "GROUNDWORK_RERANKER_CHECKPOINT", "GROUNDWORK_RANKER_FEATURES"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GROUNDWORK_RERANK_DEVICE", "cpu")
+def cpu_default_ranker(settings) -> None:
+    settings.RANKER, settings.RERANKER_CHECKPOINT, settings.RANKER_FEATURES = "", "", "auto"
+    settings.RERANK_DEVICE = "cpu"
 
 
 def texts_of(source) -> list[str]:
@@ -112,17 +112,16 @@ def test_the_command_reports_what_it_stored(knowledge, index_dir) -> None:
 
 def test_an_index_build_is_followed_by_the_vectors_as_configured(knowledge, index_dir, monkeypatch, settings) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = True
-    monkeypatch.setenv("GROUNDWORK_SENTENCE_VECTORS", "auto")  # tasks in-process: minutes inline, so not built
+    settings.SENTENCE_VECTORS = "auto"  # tasks in-process: minutes inline, so not built
     out = io.StringIO()
     call_command("build_index", source=knowledge.slug, stdout=out)
     assert "sentence vectors not built" in out.getvalue() and vectors_load(index_dir=index_dir, slug=knowledge.slug) is None
-    monkeypatch.setenv("GROUNDWORK_SENTENCE_VECTORS", "on")
+    settings.SENTENCE_VECTORS = "on"
     out = io.StringIO()
     call_command("build_index", source=knowledge.slug, stdout=out)
     assert "sentence vectors built" in out.getvalue() and vectors_load(index_dir=index_dir, slug=knowledge.slug) is not None
-    monkeypatch.setenv("GROUNDWORK_SENTENCE_VECTORS", "sometimes")
     with pytest.raises(ImproperlyConfigured, match="GROUNDWORK_SENTENCE_VECTORS='sometimes'"):
-        call_command("build_index", source=knowledge.slug, stdout=io.StringIO())
+        settings_read(monkeypatch, GROUNDWORK_SENTENCE_VECTORS="sometimes")
 
 
 def passages_of(source, titles: list[str]) -> list[dict]:

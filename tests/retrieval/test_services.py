@@ -239,3 +239,31 @@ def test_the_topics_part_of_the_query_is_made_once(animals: KnowledgeSource) -> 
         passages_for_query(source_id=animals.pk, query="salamander lake", k=7, topic="Dog", topic_weight=1.0, source_slug=animals.slug)
 
     assert len(queries) == 0
+
+
+# --- A chat turn by its own words (passages_for_turn) -------------------------------------------
+
+
+def titles_of(passages: list) -> list[str]:
+    return [p["title"] for p in passages]
+
+
+def test_a_turn_gets_the_articles_it_names_first(animals: KnowledgeSource) -> None:
+    turn = "Is the Axolotl a domesticated descendant of the wolf that barks at strangers?"
+    assert titles_of(passages_for_query(source_id=animals.pk, query=turn, k=3)) == ["Dog", "Axolotl", "Wolf"]
+
+    assert titles_of(services.passages_for_turn(source_id=animals.pk, text=turn, k=2)) == ["Axolotl", "Dog"]
+
+
+def test_a_turn_with_content_words_is_not_blended_with_the_topic(animals: KnowledgeSource) -> None:
+    turn = "Does it live in a lake?"
+    assert titles_of(services.passages_for_turn(source_id=animals.pk, text=turn, topic="Dog")) == ["Axolotl"]
+    assert titles_of(services.passages_for_turn(source_id=animals.pk, text="Does it purr?", topic="Dog")) == ["Cat"]
+
+
+def test_a_turn_with_nothing_of_its_own_is_asked_with_the_topic(animals: KnowledgeSource) -> None:
+    for turn in ("Yes, I agree! That's so cool.", "Tell me more about the dog, please."):
+        blended = passages_for_query(source_id=animals.pk, query=turn, topic="Dog", topic_weight=1.0)
+        assert services.passages_for_turn(source_id=animals.pk, text=turn, topic="Dog") == blended
+        assert titles_of(blended)[0] == "Dog"
+    assert services.passages_for_turn(source_id=animals.pk, text="  ", topic="Dog") == []

@@ -5,8 +5,6 @@ still running, turns without a checked sentence, nor the held-out set."""
 from __future__ import annotations
 
 import pytest
-
-from annotate.models import JobKind
 from annotate.services.answers import answer_submit
 from annotate.services.assignment import assignment_next
 from annotate.services.jobs import ItemSpec, items_add, job_create
@@ -57,7 +55,7 @@ def test_contexts_of_the_heldout_set_are_left_out(tmp_path) -> None:
 
 
 def test_relevance_votes_are_graded_examples() -> None:
-    job = job_create(slug="votes", name="votes", kind=JobKind.RELEVANCE, overlap=2)
+    job = job_create(slug="votes", name="votes", kind="relevance", overlap=2)
     candidates = [{"article": "Blues", "sentence": s} for s in ("Blues is a genre.", "It began in the South.", "Blue notes.")]
     payload = {"topic": "Blues", "turns": ["Do you like the blues?", "Where does it come from?"], "candidates": candidates}
     items_add(job=job, specs=[ItemSpec(key="k0", payload=payload), ItemSpec(key="k1", payload={**payload, "turns": ["Hi?"]})])
@@ -69,5 +67,5 @@ def test_relevance_votes_are_graded_examples() -> None:
     examples = training_examples_collected()
     (context,) = examples.contexts  # k1 has no votes yet: not finished
     assert context.id == "relevance:votes:k0" and context.confidences.tolist() == [0.0, 1.0, 0.5]
-    assert examples.relevance_items == 1 and examples.wizard_turns == 0
-    assert training_examples_collected(relevance=False).contexts == []
+    assert examples.per_source == {"wizard_turns": 0, "relevance_items": 1}
+    assert training_examples_collected(sources=["wizard_turns"]).contexts == []

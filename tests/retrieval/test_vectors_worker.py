@@ -14,15 +14,15 @@ from django.core.management import call_command
 from retrieval.index.vectors import vectors_load
 from tests.services import celery_worker, child_database_url, needs_broker
 
-pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True), needs_broker]
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True), needs_broker, pytest.mark.timeout(600)]
 WAIT_S = 180  # the worker starts, loads torch and MiniLM, encodes ~30 sentences
 
 
-def test_an_index_build_is_followed_by_its_vectors_on_a_worker(knowledge, index_dir, settings, monkeypatch) -> None:
+def test_an_index_build_is_followed_by_its_vectors_on_a_worker(knowledge, index_dir, settings) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = False  # as with CELERY_BROKER_URL set
-    monkeypatch.setenv("GROUNDWORK_SENTENCE_VECTORS", "auto")
+    settings.SENTENCE_VECTORS = "auto"
     env = {**os.environ, "DATABASE_URL": child_database_url(), "GROUNDWORK_INDEX_DIR": str(index_dir),
-           "GROUNDWORK_RERANK_DEVICE": "cpu"}
+           "GROUNDWORK_RERANK_DEVICE": "cpu", "GROUNDWORK_SENTENCE_VECTORS": "auto"}
     with celery_worker("-Q", "index", "--pool", "solo", "--loglevel", "WARNING", env=env):
         out = io.StringIO()
         call_command("build_index", source=knowledge.slug, stdout=out)

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from collect.curiosity.facts import topic_facts_build
+from collect.tasktypes.curiosity.facts import topic_facts_build
 from retrieval.index import index_build, index_load
 from retrieval.models import Article, Sentence
 from retrieval.rankers import Candidate
 from retrieval.rankers.tfidf import TfidfRanker
-from retrieval.words import is_segmented, terms_for
+from retrieval.words import content_terms, is_segmented, terms_for
 from tests.retrieval.conftest import MakeSource
 
 KIMONO = "她穿着和服参加了朋友的婚礼。"
@@ -75,11 +75,11 @@ def test_curiosity_facts_are_scored_by_chinese_words(make_source: MakeSource) ->
     assert kimono > 0 and waiter == 0
 
 
-def test_the_rerank_ranks_by_the_sources_language(monkeypatch) -> None:
+def test_the_rerank_ranks_by_the_sources_language(settings) -> None:
     from retrieval.rerank import passages_rank
     from retrieval.tasks import rerank
 
-    monkeypatch.setenv("GROUNDWORK_RANKER", "tfidf")
+    settings.RANKER = "tfidf"
     passages = [{"title": "服务", "sentences": [WAITER]}, {"title": "婚礼", "sentences": [KIMONO]}]
     context = ["你穿过和服吗？"]
     scores = {p["title"]: p["scores"][0] for p in passages_rank(context=context, passages=passages, language="zh")}
@@ -97,3 +97,9 @@ def test_entity_titles_are_found_in_chinese_text_without_spaces() -> None:
     # Longest title first; a whole run of Chinese characters is no single word.
     assert trie.find("我喜欢盗梦空间的导演克里斯托弗·诺兰，他住在New York。") == ["盗梦空间", "克里斯托弗·诺兰", "New York"]
     assert trie.find("盗梦这个词") == ["盗梦"]
+
+
+def test_content_terms_leave_out_the_words_of_chat() -> None:
+    assert content_terms("Yes, I agree! That's so cool, thanks.", "en") == set()
+    assert content_terms("Did he ever visit Florence?", "en") == {"visit", "florenc"}
+    assert content_terms("是的，我同意", "zh") != set()  # another language keeps every term

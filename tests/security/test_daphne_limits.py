@@ -23,10 +23,10 @@ from websockets.exceptions import ConnectionClosed
 
 from collect.models import Assignment, Message
 from groundwork import serve
-from tests.browser.conftest import _fresh_executor_in_child, daphne_running  # noqa: F401 (fork hook)
+from tests.live import daphne_running  # the fork hook comes with it
 from tests.collect.conftest import PairedRoom, make_room
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 
 def handshake_process(*args: Any, **kwargs: Any) -> Any:

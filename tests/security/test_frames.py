@@ -9,13 +9,13 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from collect.models import Assignment, Message
-from collect.protocols import wow
+from collect.tasktypes.wow import protocol as wow
 from collect.services import matchmaking
 from groundwork.asgi import application
 from tests.collect.conftest import PairedRoom, make_room, session_cookie
 from tests.collect.ws import ORIGIN, connect, receive_until, send
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 DEEP = 3000
 MESSAGE = '{"type": "message", "client_id": "c1", "text": %s}'

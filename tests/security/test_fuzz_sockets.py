@@ -19,7 +19,7 @@ from collect.services import matchmaking
 from tests.collect.conftest import PairedRoom, make_room, session_cookie
 from tests.collect.ws import connect, send
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 
 EXAMPLES = int(os.environ.get("GROUNDWORK_FUZZ_EXAMPLES", "50"))
 FUZZ = hsettings(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from django.db import connections
 
+pytestmark = pytest.mark.backends
+
 
 def test_healthz_says_the_process_is_up(client) -> None:
     response = client.get("/healthz")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,9 +21,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from groundwork.topology import haproxy_config
-from tests.collect.nodes import PROXIED_SERVICES, HAProxy, Node, node_env
+from tests.collect.nodes import PROXIED_SERVICES, START_SECONDS, HAProxy, Node, node_env
 
-pytestmark = PROXIED_SERVICES
+pytestmark = [pytest.mark.backends, *PROXIED_SERVICES]
 
 JOINS = 10
 SOCKETS = 3
@@ -53,11 +54,21 @@ def topology(request, campaign, index_dir: Path, tmp_path: Path) -> Iterator[tup
     proxy = HAProxy(tmp_path, [node.port])
     proxy.config.write_text(haproxy_config(port=proxy.port, node_ports=[node.port], ready_path="/readyz", front_proxy=request.param))
     proxy.start()
+    # The chat process listens before its application has loaded (/readyz 503 until then), and
+    # HAProxy takes it out while it says so: the probes start once the proxy serves its readiness.
+    proxy_ready(proxy)
     yield proxy, node
     proxy.stop()
     node.stop()
     for key in store.scan_iter(match="gw:rate:*"):
         store.delete(key)
+
+
+def proxy_ready(proxy: HAProxy, seconds: float = START_SECONDS) -> None:
+    deadline = time.monotonic() + seconds
+    while proxy.get("/readyz") != 200:
+        assert time.monotonic() < deadline, f"the proxy served no ready chat process in {seconds} s"
+        time.sleep(0.2)
 
 
 def join(port: int, slug: str, worker: str, *, source: str, headers: dict[str, str]) -> tuple[int, str]:

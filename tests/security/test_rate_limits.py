@@ -18,6 +18,8 @@ from tests.annotate.conftest import Api, make_job, people  # noqa: F401
 from tests.collect.conftest import PairedRoom
 from tests.collect.ws import ORIGIN, receive_until, send
 
+pytestmark = pytest.mark.backends
+
 ROOT = Path(__file__).resolve().parents[2]
 AWAY = "203.0.113.7"  # a documentation address: not loopback, so IP limits apply
 # Windows are fixed; one this long never ends during a test, so counts cannot reset halfway.

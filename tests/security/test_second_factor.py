@@ -15,6 +15,8 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from tests.staff import admin_login, device_code, totp_code
 
+pytestmark = pytest.mark.backends
+
 PASSWORD = "correct horse battery"
 ENROL = "/staff/second-factor/"
 

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.backends
+
 ROOT = Path(__file__).resolve().parents[2]
 PRINT_KEY = "import django; django.setup(); from django.conf import settings; print(settings.SECRET_KEY)"
 GROUNDWORK_VARS = ("SECRET_KEY", "DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "GROUNDWORK_PRODUCTION", "DEBUG")

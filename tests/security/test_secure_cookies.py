@@ -20,6 +20,8 @@ from groundwork import production
 from tests.security.test_second_factor import ENROL, PASSWORD, enrolment_key
 from tests.staff import admin_login, totp_code
 
+pytestmark = pytest.mark.backends
+
 ROOT = Path(__file__).resolve().parents[2]
 PRINT = (
     "import django, json; django.setup(); from django.conf import settings as s; "

@@ -19,6 +19,8 @@ from groundwork.asgi import application
 from groundwork.proxies import networks_parse
 from tests.staff import admin_login
 
+pytestmark = pytest.mark.backends
+
 PASSWORD = "correct horse battery"
 LIMIT = 10
 

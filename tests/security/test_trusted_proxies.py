@@ -14,6 +14,8 @@ from groundwork.asgi import application
 from groundwork.proxies import client_address, forwarded_for_values, networks_parse, scope_rewrite
 from tests.collect.ws import ORIGIN
 
+pytestmark = pytest.mark.backends
+
 AWAY = "203.0.113.7"  # not loopback, not trusted
 PROXY = "10.0.0.5"
 LONG = 10**9  # a window that never ends during a test

@@ -8,15 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate.evaluation.bradley_terry import interval_text, rank_text
 from annotate.models import Job
-from annotate.selectors.report import annotation_report
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
+from annotate.registry import annotation_kind
+from annotate.selectors.report import annotation_report, figure_text as _fmt
 
 
 class Command(BaseCommand):
@@ -44,38 +38,9 @@ class Command(BaseCommand):
                 self.stdout.write(f"  unit      {measure['unit']}")
             if measure.get("left_out_because"):
                 self.stdout.write(f"  left out  {measure['units_left_out']} units: {measure['left_out_because']}")
-        if "relevance" in report:
-            per_item = report["relevance"]["relevant_per_item"]
-            self.stdout.write(
-                f"relevant    per item: mean {_fmt(per_item['mean'])}, median {_fmt(per_item['median'])}, "
-                f"max {_fmt(per_item['max'])}, none in {per_item['items_with_none']} item(s)"
-            )
-            self.stdout.write(f"histogram   {per_item['histogram']}")
-            if "partial" in report:
-                partial = report["partial"]
-                per_item = partial["relevance"]["relevant_per_item"]
-                self.stdout.write(
-                    f"partial     {partial['partial_items']} of {partial['items']} items still voting: "
-                    f"{partial['agreement']['measure']} = {_fmt(partial['agreement']['value'])} over "
-                    f"{partial['agreement']['units']} units; relevant per item mean {_fmt(per_item['mean'])}"
-                )
-        elif "pairwise" in report:
-            pairwise = report["pairwise"]
-            self.stdout.write(f"judgments   {pairwise['judgments']} counted ({pairwise['question']})")
-            for row in pairwise["win_rates"]:
-                self.stdout.write(
-                    f"win rate    {row['model_a']} over {row['model_b']}: {_fmt(row['win_rate'])}"
-                    f" ({row['wins']}–{row['losses']}, {row['ties']} ties), binomial p {_fmt(row['p'])}"
-                )
-            for name, row in pairwise["leaderboard"].items():
-                self.stdout.write(
-                    f"leaderboard {rank_text(row):>2}. {name:<20} {row['score']:7.1f} [{interval_text(row)}] {row['battles']} judgments"
-                )
-            for row in pairwise["excluded_annotators"]:
-                self.stdout.write(f"excluded    {row['worker']} (check score {_fmt(row['check_score'])})")
-        elif "dialog_acts" in report:
-            acts = report["dialog_acts"]
-            self.stdout.write(f"labels      {acts['messages']} messages in {acts['dialogs']} dialogs; {acts['act_frequency']}")
+        kind = annotation_kind(job.kind)
+        for line in kind.part("report_lines")(report) if kind.report_lines else []:
+            self.stdout.write(line)
         for row in report["annotators"]:
             flag = "FLAGGED " + "; ".join(row["reasons"]) if row["flagged"] else ""
             self.stdout.write(

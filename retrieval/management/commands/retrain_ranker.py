@@ -22,8 +22,8 @@ class Command(BaseCommand):
             "not worse than the live model on the held-out set; or roll back to an earlier version.")
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("--heldout", type=Path, help="a WOW++ file to evaluate on (default: GROUNDWORK_RETRAIN_HELDOUT "
-                            "or the shared WOW++ test-seen file)")
+        parser.add_argument("--heldout", type=Path, help="a WOW++ file to score this run on (default: the site's held-out "
+                            "set: the file import_heldout imported, else the collection's held-out share)")
         parser.add_argument("--force", action="store_true",
                             help="train even if fewer than GROUNDWORK_RETRAIN_MIN_NEW examples arrived since the live version")
         parser.add_argument("--features", choices=["lexical", "minilm"], help="default: those of the live model")

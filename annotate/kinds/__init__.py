@@ -1,0 +1,1 @@
+"""The annotation kinds: one package (a Django app) each, registered with annotate.registry."""

@@ -1,0 +1,1 @@
+"""The review API under /api/research/ (staff only): the review page's listing and actions as JSON."""
