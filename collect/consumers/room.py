@@ -396,7 +396,11 @@ class RoomConsumer(GroundworkConsumer):
         await self.send_knowledge(role, reranked)
 
     async def send_state(self, snapshot: dict[str, Any] | None = None) -> None:
-        if snapshot is None:
+        # A broadcast snapshot is read before it is sent, and a message stored on another process
+        # in between may already have reached this socket (with its state): sent after it, the
+        # older snapshot would take the page back a turn (not its turn again, for good). Such a
+        # snapshot is read again; the current one is never older than what this socket has sent.
+        if snapshot is None or snapshot["last_seq"] < self.cursor.top():
             snapshot = await database_sync_to_async(selectors.room_snapshot)(self.room_id)
         await self.send_json(selectors.state_for(snapshot, role=self.role, partner_connected=self.partner_online))
 

@@ -15,6 +15,7 @@ from django.db import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from collect import selectors
+from collect.groups import room_group
 from groundwork import close_codes
 from collect.models import ActionReceipt, Assignment, Room, RoomStatus
 from collect.tasktypes.wow import protocol as wow
@@ -42,6 +43,23 @@ def reload(room: Room) -> Room:
 @database_sync_to_async
 def receipts(room: Room) -> list[str]:
     return list(ActionReceipt.objects.filter(room=room).values_list("kind", flat=True))
+
+
+async def test_a_state_read_before_a_message_the_socket_has_sent_is_not_sent_after_it(chatting: PairedRoom) -> None:
+    # broadcast_state reads the room, then broadcasts: a message stored on another process in
+    # between reaches the partner first. Sent after it, the older state would say it is not
+    # their turn, and the page would wait for good.
+    apprentice = await synced(chatting, chatting.apprentice)
+    wizard = await synced(chatting, chatting.wizard)
+    before = await database_sync_to_async(selectors.room_snapshot)(chatting.room.id)
+    await send(apprentice, {"type": "message", "client_id": "a1", "text": "Do you play the guitar?"})
+    assert (await receive_until(wizard, "message"))["seq"] == 1
+    assert (await receive_until(wizard, "state"))["last_seq"] == 1  # the state the message carried
+    await get_channel_layer().group_send(room_group(chatting.room.id), {"type": "room.state", "snapshot": before})
+    state = await receive_until(wizard, "state")
+    assert (state["last_seq"], state["your_turn"]) == (1, True)
+    await apprentice.disconnect()
+    await wizard.disconnect()
 
 
 async def test_a_sync_beyond_the_last_seq_does_not_hide_the_senders_ack(chatting: PairedRoom) -> None:
