@@ -9,7 +9,8 @@ a few messages per task instead of one, for at most `window_s` more delay; when 
 
 `add` never blocks on the send. A send that fails is logged and its items are dropped, so callers
 must have another way to find them again (the knowledge sweep does, for messages without their
-retrieval)."""
+retrieval). A lost service (groundwork.service_errors: the broker restarting) is one log line; any
+other failure is a bug and keeps its traceback."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from groundwork.service_errors import SERVICE_ERRORS, one_line
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +59,8 @@ class Batcher:
             sent_at = time.monotonic()
             try:
                 self.send(batch)
+            except SERVICE_ERRORS as error:
+                log.warning("%s: sending %d items failed, service lost; they are dropped: %s", self.name, len(batch), one_line(error))
             except Exception:
                 log.exception("%s: sending %d items failed; they are dropped", self.name, len(batch))
 

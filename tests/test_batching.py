@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import Counter
+
+import pytest
 
 from groundwork.batching import Batcher
 
@@ -69,3 +72,22 @@ def test_a_lone_item_goes_at_once_and_the_next_wait_for_the_window_or_a_full_bat
     # 2 and 3 were held within the window after a send: sent early, they would be a batch of their
     # own, and 4 would wait out the 30 s window alone.
     assert batches == [[1], [2, 3, 4]]
+
+
+def test_a_lost_service_is_one_log_line_and_a_bug_keeps_its_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    tried: list[list[str]] = []
+
+    def send(batch: list[str]) -> None:
+        tried.append(batch)
+        raise ConnectionError("broker down") if batch == ["lost"] else KeyError("a bug")
+
+    batcher = Batcher(send, window_s=0.0, max_items=1, name="test-batcher")
+    with caplog.at_level(logging.WARNING, logger="groundwork.batching"):
+        batcher.add("lost")
+        wait_for(lambda: len(caplog.records) == 1)
+        batcher.add("bug")
+        wait_for(lambda: len(caplog.records) == 2)
+    lost, bug = caplog.records
+    assert (lost.levelname, lost.exc_info) == ("WARNING", None)
+    assert "ConnectionError: broker down" in lost.getMessage()
+    assert bug.levelname == "ERROR" and bug.exc_info is not None and bug.exc_info[0] is KeyError

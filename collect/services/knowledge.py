@@ -59,7 +59,16 @@ def _send_batch(message_ids: list[int]) -> None:
     from collect.tasks import messages_knowledge
 
     # The ids' repr for monitoring, made here: Celery's own (saferepr) costs the busy chat process more.
-    messages_knowledge.apply_async(args=(message_ids,), argsrepr=repr((message_ids,)), kwargsrepr="{}")
+    options = {"args": (message_ids,), "argsrepr": repr((message_ids,)), "kwargsrepr": "{}"}
+    try:
+        messages_knowledge.apply_async(**options)
+    except AttributeError:
+        # A broker restart can leave kombu's Redis channel closed under a pooled producer, whose
+        # next publish fails in kombu with "'NoneType' object has no attribute 'client'" (kombu's
+        # _connparams; celery/kombu issue reports since 3.0): the batch goes once more on a
+        # connection of its own, which opens a new channel.
+        with messages_knowledge.app.connection_for_write() as connection:
+            messages_knowledge.apply_async(**options, connection=connection)
 
 
 # At most one task per DISPATCH_WINDOW_S from a chat process, for the messages it stored meanwhile
