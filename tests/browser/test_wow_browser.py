@@ -130,6 +130,7 @@ def reload_under_paused_clock(page: Page, ready: Callable[[], None]) -> None:
 
 # --- tests --------------------------------------------------------------------------------------
 
+@pytest.mark.stack
 def test_it_runs_a_wizard_of_wikipedia_chat_to_completion(
     browser: Browser, daphne_server: str, wow_campaign: Campaign, tmp_path: Path
 ) -> None:
@@ -399,6 +400,7 @@ class FlakyNetwork:
         return True
 
 
+@pytest.mark.stack
 def test_it_resends_unacked_messages_after_a_reconnect_and_stores_them_once(
     browser: Browser, daphne_server: str, wow_campaign: Campaign
 ) -> None:
