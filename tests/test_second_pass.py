@@ -21,7 +21,10 @@ of its conftest.py files):
    `tests.live`, or `os.fork()`.
 
 A module marks itself with `pytestmark` (a mark or a list of marks). `services` also skips it in the
-first pass (it needs the services); `backends` runs it in both.
+first pass (it needs the services); `backends` runs it in both. A module the rule flags although
+what it tests cannot differ between the passes (a subprocess that converts a file, a model's own
+replies) says why instead, in words: `pytest.mark.backend_neutral("…")`, and runs in the first pass
+only. Browser tests run in the second pass only where marked `stack` (the Makefile's SECOND_PASS).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
-MARKS = {"backends", "services"}
+MARKS = {"backends", "services", "backend_neutral"}
 TRANSACTIONAL = {"transactional_db", "live_server", "django_db_serialized_rollback", "django_db_reset_sequences"}
 IMPORTS = {
     "the channel layer": ("channels.layers", "channels.testing", "channels_redis", "groundwork.channel_layer", "tests.collect.ws"),
@@ -175,7 +178,7 @@ def _own_sql(node: ast.AST) -> bool:
 
 
 def marks(path: Path) -> set[str]:
-    """The marks of the module's `pytestmark`."""
+    """The marks of the module's `pytestmark`; `backend_neutral` only with its reason given."""
     for node in parsed(path).tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
             values = node.value.elts if isinstance(node.value, ast.List | ast.Tuple) else [node.value]
@@ -185,9 +188,21 @@ def marks(path: Path) -> set[str]:
 
 def _mark_name(value: ast.expr) -> str:
     target = value.func if isinstance(value, ast.Call) else value
-    if isinstance(target, ast.Attribute) and ast.unparse(target.value) == "pytest.mark":
-        return target.attr
-    return ""
+    if not (isinstance(target, ast.Attribute) and ast.unparse(target.value) == "pytest.mark"):
+        return ""
+    if target.attr == "backend_neutral" and not _reason_given(value):
+        return ""
+    return target.attr
+
+
+def _reason_given(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.Call)
+        and len(value.args) == 1
+        and isinstance(value.args[0], ast.Constant)
+        and isinstance(value.args[0].value, str)
+        and len(value.args[0].value.split()) >= 3
+    )
 
 
 def module_files() -> list[Path]:
@@ -200,7 +215,9 @@ def test_every_module_that_touches_what_the_passes_run_differently_runs_in_the_s
         for path in module_files()
         if (found := touches(path)) and not marks(path) & MARKS
     }
-    assert unmarked == {}, "mark these modules `pytestmark = pytest.mark.backends` (or `services`):\n" + "\n".join(
+    both = [str(p.relative_to(ROOT)) for p in module_files() if {"backend_neutral", "backends"} <= marks(p) or {"backend_neutral", "services"} <= marks(p)]
+    assert both == [], "a module is either backend_neutral or runs in the second pass: " + ", ".join(both)
+    assert unmarked == {}, "mark these modules `pytestmark = pytest.mark.backends` (or `services`, or `backend_neutral(why)`):\n" + "\n".join(
         f"{module}: {'; '.join(found)}" for module, found in unmarked.items()
     )
 
@@ -210,3 +227,12 @@ def test_the_rule_sees_a_consumer_test_a_browser_test_and_a_plain_one() -> None:
     assert any("transactional_db" in f for f in touches(TESTS / "browser" / "test_walkthrough.py"))
     assert touches(TESTS / "evaluation" / "test_bradley_terry.py") == []
     assert marks(TESTS / "test_celery_worker.py") & MARKS
+
+
+def test_backend_neutral_counts_only_with_its_reason() -> None:
+    def of(source: str) -> set[str]:
+        return {_mark_name(value) for value in ast.parse(source).body[0].value.elts} - {""}
+
+    assert of('[pytest.mark.backend_neutral("converts a file: no database")]') == {"backend_neutral"}
+    assert of("[pytest.mark.backend_neutral, pytest.mark.backend_neutral()]") == set()
+    assert of('[pytest.mark.backend_neutral("why"), pytest.mark.browser]') == {"browser"}

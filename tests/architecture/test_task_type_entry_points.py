@@ -15,7 +15,7 @@ from django.conf import settings
 
 from groundwork.task_apps import ENTRY_POINT_GROUP
 
-pytestmark = pytest.mark.backends  # it starts a Python process
+pytestmark = pytest.mark.backend_neutral("a fresh process that loads the settings and the registry only")
 
 APP = '''
 from django.apps import AppConfig

@@ -18,7 +18,7 @@ from groundwork.catalogs import catalog_problems
 from groundwork.languages import catalog_is_stub, catalog_languages
 from groundwork.unmarked import unmarked_text
 
-pytestmark = pytest.mark.backends
+pytestmark = pytest.mark.backend_neutral("reads the catalogs and the source files: no database")
 
 SOURCES = ("manage.py", "groundwork", "collect", "annotate", "retrieval", "research", "templates", "static/js", "locale")
 

@@ -14,7 +14,8 @@ from tests.modelchat.checkpoint import SHORT, needs_smollm2, smollm2_path
 from tests.modelchat.conftest import seat
 
 # The first reply may take its own 300 s (the model loads).
-pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
+# Its second-pass counterpart, the checkpoint on the models queue: test_checkpoint_worker.py.
+pytestmark = [pytest.mark.backend_neutral("the checkpoint's own replies, in this process"), pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 
 
 def checkpoint_model(path: str, name: str = "local-lm", timeout: float = 280.0) -> EvalModel:

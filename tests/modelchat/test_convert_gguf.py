@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from collect.tasktypes.modelchat.gguf_convert import smollm2_gguf
 from tests.modelchat.smollm2_serve import serve_missing, smollm2_checkpoint
 
-pytestmark = pytest.mark.backends
+pytestmark = pytest.mark.backend_neutral("converts a GGUF file: no database, no channel layer")
 
 needs_smollm2 = pytest.mark.skipif(serve_missing() is not None, reason=f"needs SmolLM2's GGUF file: {serve_missing()}")
 

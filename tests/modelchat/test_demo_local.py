@@ -19,7 +19,7 @@ from collect.tasktypes.modelchat.selectors import modelchat_settings
 from collect.models import Campaign, RoomStatus
 from tests.modelchat.checkpoint import SHORT, needs_smollm2, smollm2_path
 
-pytestmark = [pytest.mark.backends, pytest.mark.django_db]
+pytestmark = [pytest.mark.backend_neutral("SmolLM2's own sample dialogues and judgments"), pytest.mark.django_db]
 
 
 @needs_smollm2

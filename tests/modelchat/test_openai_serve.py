@@ -18,7 +18,9 @@ from tests.modelchat.conftest import Evaluator, seat
 from tests.modelchat.smollm2_serve import Served, serve_missing
 
 pytestmark = [
-    pytest.mark.backends,
+    # The replies of SmolLM2 itself: the socket's way to the models queue on PostgreSQL and Redis is
+    # tests/modelchat/test_models_worker.py's (second pass).
+    pytest.mark.backend_neutral("SmolLM2's own replies through transformers serve"),
     pytest.mark.skipif(serve_missing() is not None, reason=f"needs the served SmolLM2: {serve_missing()}"),
     pytest.mark.django_db(transaction=True),
 ]
