@@ -15,6 +15,7 @@ class FlagKind(models.TextChoices):
     SHARED_ADDRESS = "shared_address", "several worker ids from one address"
     RECORD_MISSING = "record_missing", "no valid record from the page"
     LLM_LIKE = "llm_like", "text likely under a language model"
+    CHECKED_UNUSED = "checked_unused", "checked sentence not used in the reply"
 
 
 class AuthenticityFlag(models.Model):

@@ -6,7 +6,9 @@ Per turn (seq): knowledge_copy (the turn holds a whole sentence of the knowledge
 the page saw a paste from its knowledge pane), paste_outside (pasted text found nowhere on the
 page: another tab, an LLM), typing_speed (characters typed one key at a time faster than
 settings.AUTHENTICITY_MAX_CHARS_PER_SECOND over the turn's active typing time), repeated_text (the
-same text in another of the worker's dialogues), record_missing (the page sent no valid record).
+same text in another of the worker's dialogues), record_missing (the page sent no valid record),
+checked_unused (the turn checked a knowledge sentence and shares none of its content words: a reply
+not grounded in what it claims, the failure Dziri et al. 2022 found in over 60% of WoW's turns).
 Per seat (seq null): shared_browser (other worker ids entered from this worker's browser, by the
 first-party browser cookie gw_browser) and shared_address (other worker ids sent messages from
 the same client address, behind the trusted proxies).
@@ -22,6 +24,7 @@ from django.db import transaction
 from collect.authenticity.policy import copied_sentence, knowledge_sentences, words
 from collect.models import Assignment, Message, Room, Worker
 from collect.models_authenticity import AuthenticityFlag, FlagKind, SignalsRun
+from retrieval.words import content_terms
 
 # Fewer typed characters than this say nothing about speed (a one-word answer typed in a burst).
 MIN_SPEED_CHARS = 20
@@ -30,11 +33,35 @@ PASTE_MIN_CHARS = 20
 PASTE_MIN_SHARE = 0.3
 # Texts shorter than this many words repeat innocently ("yes, I agree!").
 REPEAT_MIN_WORDS = 5
+# A checked sentence with fewer content terms than this (a marker such as WoW's
+# "no_passages_used", a fragment) says too little for its absence from the reply to mean anything.
+UNUSED_MIN_TERMS = 3
 
 
-def turn_flags(message: Message, *, topic_passage: Any = None) -> list[tuple[str, dict[str, Any]]]:
-    """The (kind, evidence) of one human turn's own signals (not those comparing it with others)."""
+def checked_unused(message: Message, *, language: str = "en") -> dict[str, Any] | None:
+    """The evidence that a turn checked a knowledge sentence whose content terms
+    (retrieval.words.content_terms: stemmed, without stop and chat words; jieba's words in Chinese)
+    none appear in the reply, or None: {"sentence": str, "sentence_terms": int}. Only sentences of
+    at least UNUSED_MIN_TERMS terms count; a turn that checked several is flagged when it uses none."""
+    checked = message.checked_sentence
+    values = checked.values() if isinstance(checked, dict) else [checked] if isinstance(checked, str) else []
+    sentences = [(s, terms) for s in values if isinstance(s, str) and len(terms := content_terms(s, language)) >= UNUSED_MIN_TERMS]
+    if not sentences:
+        return None
+    said = content_terms(message.text, language)
+    if any(terms & said for _, terms in sentences):
+        return None
+    sentence, terms = sentences[0]
+    return {"sentence": sentence, "sentence_terms": len(terms)}
+
+
+def turn_flags(message: Message, *, topic_passage: Any = None, language: str = "en") -> list[tuple[str, dict[str, Any]]]:
+    """The (kind, evidence) of one human turn's own signals (not those comparing it with others);
+    `language`: the knowledge's (KnowledgeSource.language), for checked_unused's words."""
     found: list[tuple[str, dict[str, Any]]] = []
+    unused = checked_unused(message, language=language)
+    if unused is not None:
+        found.append((FlagKind.CHECKED_UNUSED, unused))
     record = message.authenticity or {}
     client = record.get("client") if isinstance(record, dict) else None
     if not record or record.get("client_status") != "ok" or not isinstance(client, dict):
@@ -107,14 +134,15 @@ def _shared_address(seat: Assignment, messages: list[Message]) -> tuple[list[str
 def room_signals_compute(*, room_id: Any) -> list[AuthenticityFlag]:
     """Compute and store the signals of one room's human turns, replacing any stored before
     (idempotent: a task run twice stores the same flags once)."""
-    room = Room.objects.select_related("campaign").get(pk=room_id)
+    room = Room.objects.select_related("campaign__knowledge_source").get(pk=room_id)
+    language = room.campaign.knowledge_source.language
     seats = list(Assignment.objects.humans().filter(room=room).select_related("worker"))
     messages = list(room.messages.order_by("seq"))
     flags: list[AuthenticityFlag] = []
     for seat in seats:
         own = [m for m in messages if m.sender_id == seat.pk]
         for message in own:
-            for kind, evidence in turn_flags(message, topic_passage=room.topic_passage):
+            for kind, evidence in turn_flags(message, topic_passage=room.topic_passage, language=language):
                 flags.append(AuthenticityFlag(assignment=seat, room=room, seq=message.seq, kind=kind, evidence=evidence))
         for seq, evidence in sorted(_repeats(seat, own).items()):
             flags.append(AuthenticityFlag(assignment=seat, room=room, seq=seq, kind=FlagKind.REPEATED_TEXT, evidence=evidence))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from collect.authenticity.record import record_build
-from collect.authenticity.signals import room_signals_compute, signals_owed
+from collect.authenticity.signals import checked_unused, room_signals_compute, signals_owed
 from collect.models import Message, RoomStatus
 from collect.models_authenticity import AuthenticityFlag, SignalsRun
 from tests.factories import TOPIC_PASSAGE, add_message, make_campaign, make_room, make_worker
@@ -94,3 +94,26 @@ def test_computing_twice_stores_the_flags_once_and_the_review_computes_what_is_o
     assert signals_owed(campaign_id=room.campaign_id) == 0
     room_signals_compute(room_id=room.pk)
     assert AuthenticityFlag.objects.filter(room=room).count() == 1
+
+
+def test_a_checked_sentence_the_reply_does_not_use_is_flagged_and_a_paraphrase_is_not() -> None:
+    room = make_room(make_campaign())
+    checked = {"partner_0_Science fiction": TOPIC_PASSAGE[2]}
+    unused = "I mostly read mystery novels on the train home."
+    paraphrase = "Space exploring and travelling through time are its classic examples, I think."
+    say(room, "wizard", unused, record(unused))
+    Message.objects.filter(room=room, seq=1).update(checked_sentence=checked)
+    say(room, "apprentice", "Which one do you like?", record("Which one do you like?", address="203.0.113.2"))
+    say(room, "wizard", paraphrase, record(paraphrase))
+    Message.objects.filter(room=room, seq=3).update(checked_sentence=checked)
+    say(room, "apprentice", "Nice.", record("Nice.", address="203.0.113.2"))
+    say(room, "wizard", unused + " Really.", record(unused + " Really."))
+    Message.objects.filter(room=room, seq=5).update(checked_sentence={"no_passages_used": "no_passages_used"})
+    room_signals_compute(room_id=room.pk)
+    assert kinds(room) == {("checked_unused", 1): {"sentence": TOPIC_PASSAGE[2], "sentence_terms": 9}}
+
+
+@pytest.mark.parametrize(("reply", "flagged"), [("我很喜欢周星驰的电影。", False), ("今天天气很好，我们去公园吧。", True)])
+def test_checked_unused_reads_chinese_by_its_words(reply: str, flagged: bool) -> None:
+    message = Message(text=reply, checked_sentence={"周星驰": "周星驰是香港著名的喜剧演员和导演。"})
+    assert (checked_unused(message, language="zh") is not None) is flagged
