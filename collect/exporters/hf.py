@@ -134,6 +134,18 @@ class Collection:
     workers: int = 0
     pay_per_hour: str = ""  # e.g. "12.40 USD"; "" without reviewed, timed work
     sections: list[str] = field(default_factory=list)  # Markdown lines the card hooks added
+    authenticity: Authenticity | None = None
+
+
+@dataclass
+class Authenticity:
+    """The authenticity flags of the exported rooms' human turns (collect.authenticity.signals),
+    as the card summarizes them: evidence for a reviewer, never a decision."""
+
+    human_turns: int
+    flagged_turns: int  # turns with at least one per-turn flag
+    by_kind: list[tuple[str, str, int]]  # (kind, label, flags), most frequent first
+    rooms_without_signals: int  # rooms whose signals were never computed (no flag does not mean clean)
 
 
 def hf_datasets() -> list[str]:
@@ -219,7 +231,40 @@ def collection_facts(name: str, options: ExportOptions) -> Collection:
         workers=seats.values("worker").distinct().count(),
         pay_per_hour=_pay_per_hour(seats),
         sections=[line for section in registry.card_sections() for line in section(slugs)],
+        authenticity=_authenticity(rooms, seats),
     )
+
+
+def _authenticity(rooms: Any, seats: Any) -> Authenticity:
+    from django.db.models import Count
+
+    from collect.models import Message
+    from collect.models_authenticity import AuthenticityFlag, FlagKind
+
+    flags = AuthenticityFlag.objects.filter(room__in=rooms, assignment__in=seats)
+    counted = flags.values("kind").annotate(n=Count("pk")).order_by("-n", "kind")
+    return Authenticity(
+        human_turns=Message.objects.filter(room__in=rooms, sender__in=seats).count(),
+        flagged_turns=flags.exclude(seq=None).values("room", "seq").distinct().count(),
+        by_kind=[(row["kind"], FlagKind(row["kind"]).label if row["kind"] in FlagKind.values else row["kind"], row["n"]) for row in counted],
+        rooms_without_signals=rooms.filter(signals_run__isnull=True).count(),
+    )
+
+
+def authenticity_markdown(summary: Authenticity) -> list[str]:
+    """The card's authenticity section (docs/authenticity.md): turns flagged, flags by kind."""
+    share = f" ({summary.flagged_turns / summary.human_turns:.1%})" if summary.human_turns else ""
+    lines = [
+        f"{summary.flagged_turns:,} of {summary.human_turns:,} human turns{share} carry at least one flag. "
+        "A flag is evidence for a reviewer (typing, pasting, copying, grounding), never a decision: "
+        "rejected work is not in this dataset, and flagged turns that were accepted are.", "",
+    ]
+    if summary.by_kind:
+        lines += ["| flag | meaning | flags |", "|---|---|---:|", *(f"| `{kind}` | {label} | {n:,} |" for kind, label, n in summary.by_kind), ""]
+    if summary.rooms_without_signals:
+        n = summary.rooms_without_signals
+        lines += [f"{n:,} dialogue{'' if n == 1 else 's'} had no signals computed: no flag there says nothing.", ""]
+    return lines
 
 
 def _pay_per_hour(seats: Any) -> str:
@@ -314,6 +359,8 @@ def _card_body(name: str, hf: HfDataset, counts: dict[str, int], collection: Col
         ]
     if collection.sections:
         lines += ["## Annotation", "", *collection.sections, ""]
+    if collection.authenticity is not None and collection.authenticity.human_turns:
+        lines += ["## Authenticity", "", *authenticity_markdown(collection.authenticity)]
     if figures:
         lines += ["## Conformance with the original", "", conformance_markdown(figures), ""]
     lines += ["## Citation of the original dataset", "", "```bibtex", facts.citation.strip(), "```", ""]

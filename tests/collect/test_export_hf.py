@@ -252,3 +252,24 @@ def test_the_card_gives_the_agreement_of_the_campaigns_annotation_jobs(campaign,
         f"{alpha['measure']} {alpha['value']:.3f} over {alpha['units']:,} units"
     ) in text
     assert "other-relevance" not in text
+
+
+def test_the_card_sums_up_the_authenticity_flags_of_the_exported_turns(campaign, tmp_path: Path) -> None:
+    from collect.authenticity.signals import room_signals_compute
+    from collect.models import Message, Room
+
+    rooms = list(Room.objects.filter(campaign=campaign).order_by("pk"))
+    for room in rooms[1:]:
+        room_signals_compute(room_id=room.pk)  # the first room's never ran
+    human_turns = Message.objects.filter(room__campaign=campaign).count()
+    flagged = Message.objects.filter(room__in=rooms[1:], authenticity__isnull=True).count()  # record_missing, each
+    assert flagged > 0
+
+    out = tmp_path / "hf"
+    export_hf("wow", out, ExportOptions(**WIDE))
+    text = (out / "README.md").read_text(encoding="utf-8")
+    assert "## Authenticity" in text
+    assert f"{flagged:,} of {human_turns:,} human turns ({flagged / human_turns:.1%}) carry at least one flag." in text
+    assert f"| `record_missing` | no valid record from the page | {flagged:,} |" in text
+    assert "1 dialogue had no signals computed" in text
+    assert_valid_card(out)
