@@ -76,6 +76,9 @@ class Dataset:
         the collected dialogues' statistics beside the original dataset's published ones.
     authenticity: whether its exporter writes each human turn's `authenticity` object when asked
         (ExportOptions.authenticity, docs/authenticity.md).
+    collection: dotted path of `collection(options: ExportOptions) -> Collection`
+        (collect/exporters/hf.py), for a dataset not made of its task types' campaigns (one written
+        from an annotation job): what its card says of who made it. Without it, the campaigns'.
     """
 
     name: str
@@ -85,6 +88,7 @@ class Dataset:
     hf: str = ""
     conformance: str = ""
     authenticity: bool = False
+    collection: str = ""
 
     def exporter(self) -> Callable[..., Any] | None:
         return _imported(self.export) if self.export else None
@@ -94,6 +98,9 @@ class Dataset:
 
     def hf_writer(self) -> Callable[..., Any] | None:
         return _imported(self.hf) if self.hf and self.export else None
+
+    def collection_facts(self) -> Callable[..., Any] | None:
+        return _imported(self.collection) if self.collection else None
 
     def conformance_report(self) -> Callable[..., Any] | None:
         return _imported(self.conformance) if self.conformance and self.export else None

@@ -16,7 +16,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 LICENSES = {"cc-by-sa-4.0", "other"}
 
 
-def assert_valid_card(folder: Path) -> DatasetCardData:
+def assert_valid_card(folder: Path, task_categories: tuple[str, ...] = ("text-generation",)) -> DatasetCardData:
     card = DatasetCard.load(folder / "README.md")  # ValueError for YAML that is no mapping
     data = card.data
     resources = Path(datasets.__file__).parent / "utils" / "resources"
@@ -24,7 +24,7 @@ def assert_valid_card(folder: Path) -> DatasetCardData:
     assert len(data.size_categories) == 1
     assert set(data.size_categories) <= set(json.loads((resources / "size_categories.json").read_text()))
     assert data.language and set(data.language) <= set(json.loads((resources / "languages.json").read_text()))
-    assert data.task_categories == ["text-generation"] and data.pretty_name
+    assert data.task_categories == list(task_categories) and data.pretty_name
     configs = MetadataConfigs.from_dataset_card_data(data)  # raises for data_files that break the rules
     infos = DatasetInfosDict.from_dataset_card_data(data)
     assert set(infos) == set(configs)

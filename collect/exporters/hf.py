@@ -111,6 +111,7 @@ class HfDataset:
     splits: dict[str, list[dict[str, Any]]]
     card: CardFacts
     turns: int
+    units: str = "dialogues"  # what a row is, as the card counts them ("items" for annotated contexts)
 
 
 @dataclass
@@ -135,6 +136,7 @@ class Collection:
     pay_per_hour: str = ""  # e.g. "12.40 USD"; "" without reviewed, timed work
     sections: list[str] = field(default_factory=list)  # Markdown lines the card hooks added
     authenticity: Authenticity | None = None
+    people: str = "workers"  # who `workers` counts: "annotators" for a dataset of annotations
 
 
 @dataclass
@@ -170,7 +172,7 @@ def export_hf(name: str, out_dir: Path | str, options: ExportOptions | None = No
         json_dir, stage = work / "json", work / "out"
         result = export_dataset(name, json_dir, options)
         if result.total == 0:
-            raise ExportError(f"nothing to export: {_scope(name, options)} has no finished dialogue")
+            raise ExportError(f"nothing to export: {_scope(name, options)} has no finished {'item' if options.job else 'dialogue'}")
         hf: HfDataset = writer(json_dir, result)
         figures = conformance_figures(name, json_dir)
         sizes = _write_parquet(stage / name, hf.features, hf.splits)
@@ -212,7 +214,11 @@ def campaign_conformance(campaign: Campaign) -> list[Figure] | None:
 
 def collection_facts(name: str, options: ExportOptions) -> Collection:
     """The card's facts about the campaigns the export reads (every campaign of the dataset's task
-    types, or options.campaigns); ExportError when they use different knowledge sources."""
+    types, or options.campaigns), or the dataset's own `collection` hook's; ExportError when they
+    use different knowledge sources."""
+    own = registry.dataset(name).collection_facts()
+    if own is not None:
+        return own(options)
     protocols = [t.name for t in registry.dataset_task_types(name)]
     campaigns = Campaign.objects.filter(slug__in=options.campaigns) if options.campaigns else Campaign.objects.filter(protocol__in=protocols)
     campaigns = campaigns.select_related("knowledge_source").order_by("slug")
@@ -344,8 +350,8 @@ def _card_body(name: str, hf: HfDataset, counts: dict[str, int], collection: Col
         f"- Pay per hour (reviewed work, base pay and bonuses): {collection.pay_per_hour or 'not known (no reviewed, timed work)'}",
         "",
         "## Size", "",
-        f"{dialogues:,} dialogues, {hf.turns:,} turns, {collection.workers:,} workers (counted, never named).", "",
-        "| split | dialogues |", "|---|---:|",
+        f"{dialogues:,} {hf.units}, {hf.turns:,} turns, {collection.workers:,} {collection.people} (counted, never named).", "",
+        f"| split | {hf.units} |", "|---|---:|",
         *(f"| {split} | {n:,} |" for split, n in counts.items()), "",
     ]
     empty = [split for split in hf.splits if split not in counts]
@@ -393,6 +399,8 @@ def _check_destination(out: Path) -> None:
 
 
 def _scope(name: str, options: ExportOptions) -> str:
+    if options.job:
+        return f"job {options.job!r}"
     return f"campaign(s) {', '.join(options.campaigns)}" if options.campaigns else f"dataset {name!r}"
 
 

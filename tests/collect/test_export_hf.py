@@ -176,8 +176,8 @@ def test_bad_requests_say_why_and_write_nothing(tmp_path: Path) -> None:
         call_command("export_dataset", "wow", "--format", "hf", "--campaign", "empty-wow", "--out", str(out))
     assert _leftovers(parent) == []
 
-    with pytest.raises(CommandError, match=r"dataset 'wowpp' has no Hugging Face export \(--format hf\); those with one: .*wow"):
-        call_command("export_dataset", "wowpp", "--format", "hf", "--out", str(out))
+    with pytest.raises(CommandError, match=r"dataset 'faithdial' has no Hugging Face export \(--format hf\); those with one: .*wow"):
+        call_command("export_dataset", "faithdial", "--format", "hf", "--out", str(out))
     with pytest.raises(CommandError, match="unknown dataset 'nope'"):
         call_command("export_dataset", "nope", "--format", "hf", "--out", str(out))
 

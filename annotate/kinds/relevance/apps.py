@@ -38,6 +38,7 @@ class RelevanceConfig(AppConfig):
         collect_registry.dataset_register(collect_registry.Dataset(
             name="wowpp", label="WOW++ knowledge relevance",
             export=f"{K}.exporter.export", import_file=f"{K}.importer.import_file",
+            hf=f"{K}.hf.hf", collection=f"{K}.hf.collection",
         ))
         # Wizard of Wikipedia dialogues: one relevance item per wizard turn, to be labeled.
         collect_registry.dataset_register(collect_registry.Dataset(

@@ -25,18 +25,23 @@ OPTIONAL = ("start_speaker", "id", "knowledges", "gold_sentence")
 
 
 def export(out: Path, options: ExportOptions) -> ExportResult:
-    slug = getattr(options, "job", "")
-    if not slug:
-        raise ExportError("wowpp exports one annotation job: give --job SLUG")
-    job = Job.objects.filter(slug=slug).first()
-    if job is None:
-        raise ExportError(f"no annotation job {slug!r}")
-    if job.kind != NAME:
-        raise ExportError(f"job {slug!r} labels {job.kind}, not {NAME}")
+    job = exported_job(options)
     path = out if out.suffix == ".json" else out / f"{job.slug}_augmented_wow.json"
     partial = options.include_partial or options.include_incomplete
     count = write_json_object(path, wowpp_records(job, include_incomplete=partial))
     return ExportResult(counts={path.name: count})
+
+
+def exported_job(options: ExportOptions) -> Job:
+    """The relevance job `--job` names; ExportError saying what is wrong otherwise."""
+    if not options.job:
+        raise ExportError("wowpp exports one annotation job: give --job SLUG")
+    job = Job.objects.filter(slug=options.job).first()
+    if job is None:
+        raise ExportError(f"no annotation job {options.job!r}")
+    if job.kind != NAME:
+        raise ExportError(f"job {options.job!r} labels {job.kind}, not {NAME}")
+    return job
 
 
 def wowpp_records(job: Job, *, include_incomplete: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
