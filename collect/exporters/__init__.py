@@ -201,3 +201,20 @@ def turn_authenticity(stored: Any, flags: Iterable[str] = ()) -> dict[str, Any] 
     out["passages"] = client.get("passages", []) if client else None
     out["flags"] = sorted(set(flags))
     return out
+
+
+def rooms_authenticity(room_ids: Iterable[Any]) -> dict[Any, dict[int, dict[str, Any] | None]]:
+    """`--authenticity` for an exporter: the exported object (turn_authenticity) of every message of
+    these rooms, by room id and seq; None for a message no page sent. Two queries, whatever the
+    number of rooms."""
+    from collect.models import Message
+    from collect.models_authenticity import AuthenticityFlag
+
+    rooms = list(room_ids)
+    flags: dict[tuple[Any, int], list[str]] = {}
+    for room_id, seq, kind in AuthenticityFlag.objects.filter(room_id__in=rooms, seq__isnull=False).values_list("room_id", "seq", "kind"):
+        flags.setdefault((room_id, seq), []).append(kind)
+    out: dict[Any, dict[int, dict[str, Any] | None]] = {room_id: {} for room_id in rooms}
+    for room_id, seq, stored in Message.objects.filter(room_id__in=rooms).values_list("room_id", "seq", "authenticity"):
+        out[room_id][seq] = turn_authenticity(stored, flags.get((room_id, seq), ()))
+    return out

@@ -64,7 +64,7 @@ def test_a_dataset_that_carries_no_authenticity_refuses_the_option(tmp_path: Pat
     from django.core.management import CommandError
 
     with pytest.raises(CommandError, match="does not carry authenticity objects"):
-        call_command("export_dataset", "curiosity", "--out", str(tmp_path), "--authenticity", stdout=io.StringIO())
+        call_command("export_dataset", "modelchat", "--out", str(tmp_path), "--authenticity", stdout=io.StringIO())
 
 
 def test_the_browser_export_has_the_checkbox_and_writes_the_commands_bytes(settings, tmp_path: Path, room) -> None:

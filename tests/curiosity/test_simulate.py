@@ -14,6 +14,7 @@ from collect.tasktypes.curiosity.exporter import DB_FILE, FILES
 from collect.models import Campaign, Message, Room, RoomStatus
 from collect.tasktypes.curiosity.models import CuriosityDialog
 from retrieval.models import Sentence
+from tests.authenticity.exported import assert_carried
 from tests.curiosity.dialogs import md5
 
 pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
@@ -83,6 +84,7 @@ def test_it_simulates_and_exports_complete_dialogues(campaign: Campaign, tmp_pat
     fids = {row[0] for row in connection.execute("SELECT id FROM fact")}
     connection.close()
     assert {f["fid"] for d in dialogs for m in d["messages"] for f in m["facts"]} <= fids
+    assert_carried("curiosity", rooms, tmp_path / "with-authenticity")
 
 
 def test_it_refuses_a_campaign_that_cannot_open_rooms(facts_source) -> None:

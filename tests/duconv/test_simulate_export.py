@@ -14,6 +14,7 @@ from django.core.management import call_command
 from collect.tasktypes.duconv.completion import goal_completion
 from collect.models import Campaign, Message, Room, RoomStatus
 from collect.tasktypes.duconv.models import DuConvSession
+from tests.authenticity.exported import assert_carried
 from retrieval.words import CJK
 
 HAN = re.compile(f"[{CJK}]")
@@ -50,6 +51,7 @@ def test_it_simulates_and_exports_complete_dialogues(campaign: Campaign, tmp_pat
     call_command("export_dataset", "duconv", "--out", str(again), "--test", "0.5", "--valid", "0.25", stdout=io.StringIO())
     for name in ("train", "dev", "test"):  # the hash split is stable
         assert (again / f"{name}.txt").read_bytes() == (tmp_path / "out" / f"{name}.txt").read_bytes()
+    assert_carried("duconv", rooms, tmp_path / "with-authenticity")
 
 
 def test_it_segments_collected_chinese_text(campaign: Campaign, tmp_path: Path) -> None:

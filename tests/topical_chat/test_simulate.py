@@ -16,6 +16,7 @@ from collect.models import Campaign, Message, Room, RoomStatus
 from collect.tasktypes.topical_chat.models import TopicalConversation, TopicalTurn
 from collect.tasktypes.topical_chat.reading_sets import sources_of
 from collect.tasktypes.topical_chat.release import SENTIMENTS, SPLITS
+from tests.authenticity.exported import assert_carried
 from tests.topical_chat.conftest import make_campaign
 from tests.topical_chat.schema import conversations_problems, reading_sets_problems
 
@@ -51,6 +52,7 @@ def test_it_simulates_and_exports_complete_conversations(jazz_source, tmp_path: 
         assert reading_sets_problems(sets, "post-build", data) == []
         exported.update(data)
     assert len(exported) == 3 and conversations_problems(exported) == []
+    assert_carried("topical_chat", rooms, tmp_path / "with-authenticity", "--campaign", campaign.slug)
 
 
 def test_it_refuses_a_campaign_whose_topics_cannot_fill_a_reading_set(jazz_source) -> None:

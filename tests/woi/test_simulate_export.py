@@ -18,6 +18,7 @@ from django.core.management import call_command
 from collect.models import Campaign, Message, Room, RoomStatus
 from collect.tasktypes.woi.models import SearchStatus, WoiDialogue, WoiSearch, WoiTurn
 from tests.woi.released import sample_write, schema_problems
+from tests.authenticity.exported import assert_carried
 
 pytestmark = [pytest.mark.backends, pytest.mark.django_db(transaction=True)]
 TEACHERS = Path(__file__).with_name("parlai_teachers.py")
@@ -52,6 +53,7 @@ def test_simulated_dialogues_are_stored_and_export_in_the_released_format(campai
     assert len(lines) == 3 and (folder / "valid.jsonl").read_text() == "" and schema_problems(folder / "train.jsonl") == []
     ids = {next(iter(json.loads(line))) for line in lines}
     assert ids == {str(room.pk) for room in rooms}
+    assert_carried("woi", rooms, tmp_path / "with-authenticity")
 
 
 @pytest.mark.skipif(not os.environ.get("GROUNDWORK_PARLAI_PYTHON"), reason="GROUNDWORK_PARLAI_PYTHON is not set (a Python with ParlAI installed)")

@@ -23,7 +23,7 @@ class CuriosityConfig(AppConfig):
         # Curiosity dialogs (+ their fact db) as complete rooms, to be annotated and exported again.
         registry.dataset_register(registry.Dataset(
             name="curiosity", label="Curiosity dialogs (curiosity_dialogs.<split>.json and the fact db)",
-            export="collect.tasktypes.curiosity.exporter.export",
+            export="collect.tasktypes.curiosity.exporter.export", authenticity=True,
             import_file="collect.tasktypes.curiosity.importer.import_file",
             hf="collect.tasktypes.curiosity.hf.hf", conformance="collect.tasktypes.curiosity.conformance.conformance",
         ))

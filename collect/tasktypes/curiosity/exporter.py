@@ -19,7 +19,7 @@ from typing import Any, Iterator
 from django.db.models import BigIntegerField, Count, Exists, OuterRef, QuerySet
 from django.db.models.functions import Coalesce
 
-from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, stable_fraction
+from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, rooms_authenticity, stable_fraction
 from collect.tasktypes.curiosity.files import file_frame
 from collect.exporters.labels import DIALOG_ACTS, message_labels
 from collect.models import Assignment, Campaign, Message, RoomStatus
@@ -72,7 +72,12 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
             if not messages:
                 skipped += 1
                 continue
-            files.write(FILES[split_for(dialog, options)], dialog_json(dialog, messages, ids))
+            out = dialog_json(dialog, messages, ids)
+            if options.authenticity:
+                turns = rooms_authenticity([dialog["room_id"]])[dialog["room_id"]]
+                for message, entry in zip(messages, out["messages"]):
+                    entry["authenticity"] = turns.get(message["seq"])
+            files.write(FILES[split_for(dialog, options)], out)
     return ExportResult(counts=dict(files.counts), skipped_empty=skipped, notes=notes)
 
 

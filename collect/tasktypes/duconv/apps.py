@@ -21,7 +21,7 @@ class DuConvConfig(AppConfig):
         # DuConv sessions as complete rooms (agent = even turns), their triples as the campaign's graph.
         registry.dataset_register(registry.Dataset(
             name="duconv", label="DuConv sessions (JSON Lines: goal, knowledge, conversation)",
-            export="collect.tasktypes.duconv.exporter.export",
+            export="collect.tasktypes.duconv.exporter.export", authenticity=True,
             import_file="collect.tasktypes.duconv.importer.import_file",
             hf="collect.tasktypes.duconv.hf.hf", conformance="collect.tasktypes.duconv.conformance.conformance",
         ))

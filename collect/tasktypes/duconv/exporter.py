@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from collect.exporters import ExportError, ExportOptions, ExportResult, export_progress_tick, stable_fraction
+from collect.exporters import ExportError, ExportOptions, ExportResult, export_progress_tick, rooms_authenticity, stable_fraction
 from collect.models import Campaign, Message, RoomStatus
 from collect.tasktypes.duconv import NAME
 from collect.tasktypes.duconv.models import DuConvSession
@@ -37,6 +37,8 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
     counts = {file: 0 for file in files.values()}
     skipped = samples_left_out = 0
     samples = getattr(options, "samples", False)
+    if options.authenticity and samples:
+        raise ExportError("--authenticity goes with whole sessions, not with --samples")
     try:
         for name, temp in temps.items():
             handles[name] = temp.open("w", encoding="utf-8", newline="\n")
@@ -49,6 +51,10 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
                 continue
             split = session.split if session.split in SPLITS else _hash_split(session, options)
             for record in _records(session, goal, knowledge, conversation, samples=samples):
+                if options.authenticity:
+                    # The conversation is a list of strings: the objects are a list beside it, one per utterance.
+                    turns = rooms_authenticity([session.room_id])[session.room_id]
+                    record["authenticity"] = [turns.get(seq) for seq in range(1, len(conversation) + 1)]
                 handles[split].write(json.dumps(record, ensure_ascii=False) + "\n")
                 counts[files[split]] += 1
             export_progress_tick()  # one per session

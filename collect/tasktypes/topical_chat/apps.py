@@ -22,7 +22,7 @@ class TopicalChatConfig(AppConfig):
         registry.dataset_register(registry.Dataset(
             name="topical_chat",
             label="Topical-Chat (conversations/<split>.json and reading_sets/<build>/<split>.json)",
-            export="collect.tasktypes.topical_chat.exporter.export",
+            export="collect.tasktypes.topical_chat.exporter.export", authenticity=True,
             import_file="collect.tasktypes.topical_chat.importer.import_file",
             hf="collect.tasktypes.topical_chat.hf.hf", conformance="collect.tasktypes.topical_chat.conformance.conformance",
         ))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from django.db.models import QuerySet
 
-from collect.exporters import ExportError, ExportOptions, ExportResult, export_progress_tick, stable_fraction
+from collect.exporters import ExportError, ExportOptions, ExportResult, export_progress_tick, rooms_authenticity, stable_fraction
 from collect.models import Campaign, Message, RoomStatus
 from collect.tasktypes.topical_chat import NAME
 from collect.tasktypes.topical_chat.files import (
@@ -51,7 +51,12 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
                                   "(a file imported twice?): export them one at a time with --campaign")
             seen.add(conversation.conversation_id)
             split = conversation.split if conversation.split in SPLITS else split_for(conversation, options)
-            files.write(conversation_files[split], conversation.conversation_id, conversation_record(conversation, messages, turns))
+            record = conversation_record(conversation, messages, turns)
+            if options.authenticity:
+                turns_authenticity = rooms_authenticity([conversation.room_id])[conversation.room_id]
+                for seq, entry in enumerate(record["content"], start=1):
+                    entry["authenticity"] = turns_authenticity.get(seq)
+            files.write(conversation_files[split], conversation.conversation_id, record)
             if conversation.reading_set_build:
                 files.write(set_files[(split, conversation.reading_set_build)], conversation.conversation_id, reading_set_record(conversation))
             else:

@@ -20,7 +20,7 @@ class WoiConfig(AppConfig):
         ))
         registry.dataset_register(registry.Dataset(
             name="woi", label="Wizard of Internet (ParlAI's train/valid/test JSON Lines)",
-            export="collect.tasktypes.woi.exporter.export",
+            export="collect.tasktypes.woi.exporter.export", authenticity=True,
             import_file="collect.tasktypes.woi.importer.import_file",
             hf="collect.tasktypes.woi.hf.hf", conformance="collect.tasktypes.woi.conformance.conformance",
         ))

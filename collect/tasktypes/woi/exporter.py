@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from django.db.models import QuerySet
 
-from collect.exporters import ExportError, ExportOptions, ExportResult, export_progress_tick, stable_fraction
+from collect.exporters import ExportError, ExportOptions, ExportResult, export_progress_tick, rooms_authenticity, stable_fraction
 from collect.models import Campaign, Decision, Message, Room, RoomStatus
 from collect.tasktypes.woi import NAME, WIZARD
 from collect.tasktypes.woi.layout import (
@@ -116,16 +116,22 @@ def records(dialogues: QuerySet[WoiDialogue], options: ExportOptions) -> Iterato
         for search in WoiSearch.objects.filter(room_id__in=room_ids).order_by("room_id", "after_seq", "created", "pk"):
             searches[search.room_id].append(search)
         turns = {(t.room_id, t.seq): t for t in WoiTurn.objects.filter(room_id__in=room_ids)}
+        authenticity = rooms_authenticity(room_ids) if options.authenticity else {}
         for dialogue in chunk:
             room_searches = searches[dialogue.room_id]
-            history = dialog_history(dialogue.room_id, messages[dialogue.room_id], room_searches, turns)
+            history = dialog_history(
+                dialogue.room_id, messages[dialogue.room_id], room_searches, turns, authenticity.get(dialogue.room_id),
+            )
             left_out = sum(1 for s in room_searches if s.status != SearchStatus.DONE)
             yield dialogue, dialogue.room, history, left_out
 
 
 def dialog_history(
-    room_id: Any, messages: list[tuple[int, str, str]], searches: list[WoiSearch], turns: dict[tuple[Any, int], WoiTurn]
+    room_id: Any, messages: list[tuple[int, str, str]], searches: list[WoiSearch], turns: dict[tuple[Any, int], WoiTurn],
+    authenticity: dict[int, Any] | None = None,
 ) -> list[dict[str, Any]]:
+    """The dialog_history of one room; with `authenticity` (seq -> the exported object, --authenticity)
+    each message's entry carries its own, the search entries none."""
     by_turn: dict[int, list[WoiSearch]] = defaultdict(list)
     documents: dict[int, list[dict[str, Any]]] = {}
     for search in searches:
@@ -146,6 +152,8 @@ def dialog_history(
             history.append(entry(WIZARD_TO_APPRENTICE, text, context, layout))
         else:
             history.append(entry(APPRENTICE_TO_WIZARD, text, {}, layout))
+        if authenticity is not None:
+            history[-1]["authenticity"] = authenticity.get(seq)
         history += [item for search in by_turn.get(seq, []) for item in search_entries(search)]
     return history
 

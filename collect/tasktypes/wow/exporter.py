@@ -18,8 +18,7 @@ from uuid import UUID
 
 from django.db.models import QuerySet
 
-from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, stable_fraction, turn_authenticity
-from collect.models_authenticity import AuthenticityFlag
+from collect.exporters import ExportError, ExportOptions, ExportResult, JsonListFiles, rooms_authenticity, stable_fraction
 from collect.tasktypes.wow.candidates import CandidatePools
 from collect.models import Campaign, Decision, Message, Room, RoomStatus
 from collect.tasktypes.wow import NAME
@@ -63,7 +62,9 @@ def export(out_dir: Path, options: ExportOptions) -> ExportResult:
             file = split_for(room["topic"], room["id"], options)
             out = dialogue(room, messages)
             if options.authenticity:
-                authenticity_add(room["id"], messages, out["dialog"])
+                turns = rooms_authenticity([room["id"]])[room["id"]]
+                for message, entry in zip(messages, out["dialog"]):
+                    entry["authenticity"] = turns.get(message["seq"])
             files.write(ALL_DIALOGUES, out, counted=False)
             if file in CANDIDATE_FILES:
                 for message, entry in zip(messages, out["dialog"]):
@@ -90,15 +91,6 @@ def rooms_to_export(options: ExportOptions) -> QuerySet[Room]:
             raise ExportError(f"not Wizard of Wikipedia campaigns: {', '.join(other)}")
         rooms = rooms.filter(campaign__slug__in=options.campaigns)
     return rooms
-
-
-def authenticity_add(room_id: UUID, messages: list[dict[str, Any]], dialog: list[dict[str, Any]]) -> None:
-    """`--authenticity`: each turn's `authenticity` object (collect.exporters.turn_authenticity)."""
-    flags: dict[int, list[str]] = {}
-    for seq, kind in AuthenticityFlag.objects.filter(room_id=room_id, seq__isnull=False).values_list("seq", "kind"):
-        flags.setdefault(seq, []).append(kind)
-    for message, entry in zip(messages, dialog):
-        entry["authenticity"] = turn_authenticity(message["authenticity"], flags.get(message["seq"], ()))
 
 
 def iter_rooms_with_messages(
