@@ -52,13 +52,25 @@ def export_target_for_campaign(*, campaign: Campaign, format: str = JSON, authen
     return ExportTarget(CAMPAIGN, campaign.slug, dataset, command, (campaign.slug,), format=format, authenticity=authenticity)
 
 
+def job_hf_export(job: Job) -> bool:
+    """Whether the job's own files have a Hugging Face export (the index shows its button)."""
+    return export_target_for_job(job=job, format=HF) is not None
+
+
 def campaign_hf_export(campaign: Campaign) -> bool:
     """Whether the campaign's dataset has a Hugging Face export (the index shows its button)."""
     return campaign_dataset(campaign) in hf_datasets()
 
 
-def export_target_for_job(*, job: Job) -> ExportTarget:
+def export_target_for_job(*, job: Job, format: str = JSON) -> ExportTarget | None:
+    """None for format HF where the job's files (a dataset written from the job itself, as WOW++)
+    have no Hugging Face export."""
     export = job_export(job)
+    if format == HF:
+        if export is None or export.campaigns or export.dataset not in hf_datasets():
+            return None
+        command = f"manage.py export_dataset {export.dataset} --format hf --job {job.slug} --out DIR"
+        return ExportTarget(JOB, job.slug, export.dataset, command, format=HF)
     if export is None:
         return ExportTarget(JOB, job.slug, REPORT, f"manage.py annotation_report {job.slug} --json > DIR/{job.slug}-report.json")
     if not export.campaigns:  # the job's own files

@@ -25,9 +25,9 @@ def export_start(request: HttpRequest) -> HttpResponse:
         campaign = Campaign.objects.filter(slug=slug).first()
         authenticity = request.POST.get("authenticity") == "on"
         target = export_target_for_campaign(campaign=campaign, format=format, authenticity=authenticity) if campaign else None
-    elif kind == JOB and format == JSON:  # a job's files have no Hugging Face export
+    elif kind == JOB and format in (JSON, HF):
         job = Job.objects.filter(slug=slug).first()
-        target = export_target_for_job(job=job) if job else None
+        target = export_target_for_job(job=job, format=format) if job else None
     if target is None:
         what = "a Hugging Face export" if format == HF else "a dataset export"
         return error_page(request, 400, "Nothing to export", f"There is no {kind or 'campaign or job'} “{slug}” with {what}.")

@@ -12,7 +12,7 @@ from collect import registry
 from collect.models import Campaign
 from groundwork.lockouts import lockouts_current
 from research.access import campaign_dataset, staff_only
-from research.targets import campaign_hf_export
+from research.targets import campaign_hf_export, job_hf_export
 
 
 @staff_only
@@ -20,6 +20,8 @@ def research_index(request: HttpRequest) -> HttpResponse:
     campaigns = [(c, campaign_dataset(c)) for c in Campaign.objects.order_by("-is_active", "name")]
     jobs = apps.get_model("annotate", "Job").objects.order_by("-is_active", "name") if apps.is_installed("annotate") else []
     jobs = [(job, job.export_name()) for job in jobs]
+    for job, _ in jobs:
+        job.hf_export = job_hf_export(job)
     for campaign, dataset in campaigns:
         campaign.hf_export = campaign_hf_export(campaign)
         # Its export can carry each turn's authenticity object (docs/authenticity.md).

@@ -219,10 +219,35 @@ def test_the_hugging_face_export_is_refused_to_everyone_but_staff_and_to_dataset
     assert client.post("/research/exports/start/", {**form, "format": "xml"}).status_code == 400
     from tests.annotate.conftest import make_job
 
-    make_job("relevance", slug="ex-job")  # an annotation job's files have no Hugging Face export
+    make_job("dialog_acts", slug="ex-job")  # Curiosity's dialog-act files have no Hugging Face export
     refused = client.post("/research/exports/start/", {"kind": "job", "slug": "ex-job", "format": "hf"})
     assert refused.status_code == 400 and "There is no job “ex-job” with a Hugging Face export." in refused.content.decode()
     assert b'data-testid="export-job-ex-job-hf"' not in client.get("/research/").content
     run = staff_client_again().post("/research/exports/start/", form)["Location"]
     assert outsider.get(f"{run}files/README.md").status_code == 403
     assert outsider.get(f"{run}status/").status_code == 403
+
+
+def test_a_relevance_job_exports_for_hugging_face_as_the_command_does_for_staff_only(var_dir, tmp_path: Path) -> None:
+    from collect.models import Worker
+    from tests.annotate.conftest import make_job
+    from tests.annotate.test_wowpp import vote
+
+    job = make_job("relevance", items=1, overlap=2, slug="ex-rel")
+    for name in ("alice", "bob"):
+        vote(job, Worker.objects.create(external_id=name), [0])
+    form = {"kind": "job", "slug": "ex-rel", "format": "hf"}
+    assert outsider_client().post("/research/exports/start/", form).status_code == 403
+    assert Client().post("/research/exports/start/", form)["Location"].startswith("/admin/login/")
+    client = staff_client()
+    assert b'data-testid="export-job-ex-rel-hf"' in client.get("/research/").content
+    run = client.post("/research/exports/start/", form)["Location"]
+    assert b"manage.py export_dataset wowpp --format hf --job ex-rel --out DIR" in client.get(run).content
+    status = client.get(f"{run}status/").json()
+    assert status["status"] == "done", status
+    out = tmp_path / "command-hf"
+    call_command("export_dataset", "wowpp", "--format", "hf", "--job", "ex-rel", "--out", str(out), stdout=io.StringIO())
+    expected = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and not p.name.startswith(".")}
+    assert [f["name"] for f in status["files"]] == sorted(expected) and "README.md" in expected
+    for name in expected:
+        assert b"".join(client.get(f"{run}files/{name}").streaming_content) == expected[name], name
