@@ -11,6 +11,16 @@ from pathlib import Path
 from typing import Any
 
 
+def django_bare() -> None:
+    """Django's settings and apps, for a bench that needs no database."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "groundwork.settings")
+    os.environ.setdefault("GROUNDWORK_VAR_DIR", tempfile.mkdtemp(prefix="gw-bench-"))
+    import django
+
+    django.setup()
+
+
 def django_with_demo() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "groundwork.settings")

@@ -189,16 +189,21 @@ def sweep() -> dict[str, int]:
 
 @shared_task(bind=True, ignore_result=True)
 def authenticity_signals(self: Any, room_id: str) -> int:
-    """The authenticity signals of an ended room's human turns (collect/authenticity/signals.py),
-    queued when the room's outcomes are set; returns how many flags. Like a retrieval, a task that
+    """The authenticity signals of an ended room's human turns (collect/authenticity/signals.py,
+    and likeness.py's llm_like where AUTHENTICITY_LLM_MODEL is set), queued when the room's
+    outcomes are set; returns how many flags. Like a retrieval, a task that
     lost its database (twice: once more on a new connection) is retried after RETRY_S, up to
     RETRIES times; a room that is not in this database (a task from elsewhere behind the same
     broker) is nothing to do. Any other failure is logged, not raised: the review page computes
     the signals of any ended room still owed them."""
+    from collect.authenticity.likeness import room_likeness_compute
     from collect.authenticity.signals import room_signals_compute
 
     try:
-        return len(retried_once(room_signals_compute)(room_id=room_id))
+        flags = retried_once(room_signals_compute)(room_id=room_id)
+        # The language model's score where one is configured (seconds on a CPU worker): after the
+        # others, which are stored by then whatever becomes of it.
+        return len(flags) + len(room_likeness_compute(room_id=room_id))
     except Room.DoesNotExist:
         return 0
     except SERVICE_ERRORS as error:
