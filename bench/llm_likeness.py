@@ -42,9 +42,11 @@ def model_replies(contexts: list[list[str]], model_path: Path, rng: random.Rando
 
     torch.manual_seed(rng.randrange(2**31))
     tokenizer = AutoTokenizer.from_pretrained(model_path, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(model_path, local_files_only=True).eval()
+    model = AutoModelForCausalLM.from_pretrained(model_path, local_files_only=True, dtype=torch.float32).eval()
     replies = []
-    for context in contexts:
+    for n, context in enumerate(contexts, start=1):
+        if n % 50 == 0:
+            print(f"generated {n - 1} of {len(contexts)} replies", file=sys.stderr, flush=True)
         messages = [{"role": "system", "content": "You are chatting about a topic. Reply in one or two sentences."}]
         for n, turn in enumerate(context[-4:]):
             messages.append({"role": "user" if (len(context[-4:]) - n) % 2 else "assistant", "content": turn})

@@ -300,9 +300,9 @@ AUTHENTICITY_MAX_CHARS_PER_SECOND = env_float("GROUNDWORK_AUTHENTICITY_MAX_CHARS
 # The llm_like signal (collect/authenticity/likeness.py): a causal LM checkpoint folder (`make
 # smollm2` writes var/models/smollm2-135m), empty for none; a human turn of at least MIN_TOKENS
 # tokens whose mean log-probability per token (nats) is above THRESHOLD is flagged (the default
-# from bench/llm_likeness.py: no WoW turn people wrote was above it there).
+# from bench/llm_likeness.py: the most probable of 200 WoW turns people wrote scored -2.78).
 AUTHENTICITY_LLM_MODEL = env_str("GROUNDWORK_AUTHENTICITY_LLM_MODEL", "").strip()
-AUTHENTICITY_LLM_THRESHOLD = env_float("GROUNDWORK_AUTHENTICITY_LLM_THRESHOLD", -1.5, maximum=0.0)
+AUTHENTICITY_LLM_THRESHOLD = env_float("GROUNDWORK_AUTHENTICITY_LLM_THRESHOLD", -2.75, maximum=0.0)
 AUTHENTICITY_LLM_MIN_TOKENS = env_int("GROUNDWORK_AUTHENTICITY_LLM_MIN_TOKENS", 8, minimum=1)
 # Per connection; the limits across connections and processes are RATE_LIMITS' "frames". Load tests
 # and the multi-process tests lift it for their scripted workers (tests/collect/nodes.py).
