@@ -97,6 +97,11 @@ def main() -> None:
         flagged = sum(s > threshold for s in human) / len(human)
         caught = sum(s > threshold for s in machine) / len(machine)
         print(f"{threshold:9.1f}  {flagged:14.1%}  {caught:14.1%}")
+    from django.conf import settings
+
+    default = settings.AUTHENTICITY_LLM_THRESHOLD
+    print(f"the configured threshold {default:.2f}: people flagged {sum(s > default for s in human) / len(human):.1%}, "
+          f"SmolLM2 caught {sum(s > default for s in machine) / len(machine):.1%}")
     safe = max(human)
     print(f"no false flag above {safe:.2f}: SmolLM2 caught there {sum(s > safe for s in machine) / len(machine):.1%}")
 
