@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.backends
+# probe() starts its processes without the pass's DATABASE_URL / REDIS_URL / CELERY_BROKER_URL.
+pytestmark = pytest.mark.backend_neutral("its processes start without the pass's service variables")
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = """

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.backends
+# Its processes start without the pass's DATABASE_URL / REDIS_URL (GROUNDWORK_VARS).
+pytestmark = pytest.mark.backend_neutral("its processes start without the pass's service variables")
 
 ROOT = Path(__file__).resolve().parents[2]
 PRINT_KEY = "import django; django.setup(); from django.conf import settings; print(settings.SECRET_KEY)"
