@@ -28,6 +28,7 @@ from collect.models import Message
 from collect.services import rooms
 from collect.consumers.db import retried_once
 from collect.services.knowledge_claims import claim_release, claims_check_for_fallback, claims_take_for_fallback
+from groundwork.service_errors import logged, one_line, service_lost
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
@@ -187,8 +188,12 @@ async def _retrieve_here(due: _Due, *, by_database: bool) -> None:
     except IndexNotBuilt as error:
         log.error("message %s: %s", message_id, error)
         return
-    except Exception:
-        log.exception("message %s: retrieval failed here too; the knowledge sweep will try again", message_id)
+    except Exception as error:
+        if service_lost(error):  # a known failing dependency is one line, not a traceback
+            log.warning("message %s: retrieval failed here too, service lost; the knowledge sweep will try again: %s",
+                        message_id, one_line(error))
+        else:
+            log.exception("message %s: retrieval failed here too; the knowledge sweep will try again", message_id)
         if not by_database:
             # The claim is this process's: let it go, so that a page's `sync` has a worker retrieve
             # the message now rather than after CLAIM_TTL_S.
@@ -196,4 +201,6 @@ async def _retrieve_here(due: _Due, *, by_database: bool) -> None:
         return
     waited = due.deadline * due.waits
     log.warning("message %s: no worker started its retrieval within %.1f s; the chat process retrieved it", message_id, waited)
-    await due.publish(after.knowledge)
+    # Redis may be gone under the publish (a restart): the panel is stored, and the page's `sync`
+    # on its reconnect sends it. One log line, not a task exception nobody retrieves.
+    await logged(log, f"message {message_id}: publishing its panel", due.publish(after.knowledge))

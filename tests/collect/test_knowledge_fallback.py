@@ -203,3 +203,28 @@ async def test_a_busy_worker_is_waited_for_a_while_and_then_not(chatting: Paired
     assert [r.getMessage() for r in caplog.records if FALLBACK_LOG in r.getMessage()] == [
         f"message {second}: no worker started its retrieval within 2.0 s; the chat process retrieved it"
     ]
+
+
+async def test_a_panel_whose_publish_meets_a_lost_redis_is_one_log_line(chatting: PairedRoom, celery_mode, caplog) -> None:
+    # Redis restarting under the publish: the panel is stored (the page's sync sends it), and the
+    # loss is one warning, not an asyncio task exception nobody retrieves.
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from tests.factories import add_message
+
+    caplog.set_level(logging.WARNING)
+    message = await database_sync_to_async(add_message)(chatting.room, wow.APPRENTICE, QUESTIONS[0])
+
+    async def publish(frames: dict) -> None:
+        raise RedisConnectionError("Connection closed by server.")
+
+    knowledge_fallback.fallback_schedule(message_id=message.pk, publish=publish)
+    await knowledge_fallback.fallbacks_settled()
+    await asyncio.sleep(0)  # an unretrieved task exception would be reported by now, at the latest on collection
+    import gc
+
+    gc.collect()
+    lines = [r.getMessage() for r in caplog.records]
+    assert any(f"message {message.pk}: publishing its panel skipped, service lost: redis.exceptions.ConnectionError" in line for line in lines), lines
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert (await database_sync_to_async(Message.objects.get)(pk=message.pk)).retrieved_passages is not None
