@@ -28,10 +28,12 @@ from collect.models import Message
 from collect.services import rooms
 from collect.consumers.db import retried_once
 from collect.services.knowledge_claims import claim_release, claims_check_for_fallback, claims_take_for_fallback
-from groundwork.service_errors import logged, one_line, service_lost
+from groundwork.service_errors import SERVICE_ERRORS, one_line, service_lost
 from retrieval.services import IndexNotBuilt
 
 log = logging.getLogger(__name__)
+# Tries of a retrieved panel's publish when Redis is lost under it (_retrieve_here).
+PUBLISH_TRIES = 3
 
 Publish = Callable[[dict[str, dict[str, Any]]], Awaitable[None]]
 
@@ -201,6 +203,16 @@ async def _retrieve_here(due: _Due, *, by_database: bool) -> None:
         return
     waited = due.deadline * due.waits
     log.warning("message %s: no worker started its retrieval within %.1f s; the chat process retrieved it", message_id, waited)
-    # Redis may be gone under the publish (a restart): the panel is stored, and the page's `sync`
-    # on its reconnect sends it. One log line, not a task exception nobody retrieves.
-    await logged(log, f"message {message_id}: publishing its panel", due.publish(after.knowledge))
+    # Redis may be gone under the publish (a restart, back within a second or two): the panel is
+    # stored, and tried again after 0.5 s and 1 s, since a page that synced before it was stored
+    # would otherwise wait for its own overdue ask. Then one log line, never an unretrieved task
+    # exception.
+    for attempt in range(PUBLISH_TRIES):
+        try:
+            await due.publish(after.knowledge)
+            return
+        except SERVICE_ERRORS as error:
+            if attempt == PUBLISH_TRIES - 1:
+                log.warning("message %s: publishing its panel skipped, service lost: %s", message_id, one_line(error))
+                return
+            await asyncio.sleep(0.5 * 2**attempt)

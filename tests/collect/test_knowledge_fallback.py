@@ -215,7 +215,10 @@ async def test_a_panel_whose_publish_meets_a_lost_redis_is_one_log_line(chatting
     caplog.set_level(logging.WARNING)
     message = await database_sync_to_async(add_message)(chatting.room, wow.APPRENTICE, QUESTIONS[0])
 
+    tries: list[float] = []
+
     async def publish(frames: dict) -> None:
+        tries.append(time.monotonic())
         raise RedisConnectionError("Connection closed by server.")
 
     knowledge_fallback.fallback_schedule(message_id=message.pk, publish=publish)
@@ -227,4 +230,5 @@ async def test_a_panel_whose_publish_meets_a_lost_redis_is_one_log_line(chatting
     lines = [r.getMessage() for r in caplog.records]
     assert any(f"message {message.pk}: publishing its panel skipped, service lost: redis.exceptions.ConnectionError" in line for line in lines), lines
     assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert len(tries) == knowledge_fallback.PUBLISH_TRIES == 3 and tries[2] - tries[0] >= 1.5  # after 0.5 s, then 1 s
     assert (await database_sync_to_async(Message.objects.get)(pk=message.pk)).retrieved_passages is not None
