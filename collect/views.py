@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _, ngettext
 
 from collect import registry
-from collect.authenticity.policy import role_policy
+from collect.authenticity.policy import role_policy, timeline_roles
 from collect.models import Assignment, AssignmentStatus, Campaign, RoomStatus
 from collect.entry_views import finish_page
 from collect.framing import by_assignment, by_room, mturk_task_page, prolific_completion_page
@@ -65,6 +65,8 @@ def wait(request: HttpRequest, assignment_id: int) -> HttpResponse:
             "assignment": assignment,
             "ws_path": f"/ws/wait/{assignment.pk}/",
             "timeout_seconds": assignment.campaign.wait_timeout_seconds,
+            # Before the role is known: whether any role's turns keep their insertion timelines.
+            "timeline": bool(timeline_roles(assignment.campaign.authenticity_policy, registry.protocol(assignment.campaign.protocol).roles)),
         },
     )
 
@@ -81,6 +83,7 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
     template = protocol.room_template_for(assignment.role)
     # The time this worker has for each reply (a protocol may give each role its own).
     reply_seconds = protocol.turn_timeout_seconds(campaign=assignment.campaign, role=assignment.role, status=RoomStatus.CHATTING)
+    rules = role_policy(assignment.campaign.authenticity_policy, assignment.role)
     return render(
         request,
         template,
@@ -91,10 +94,12 @@ def room(request: HttpRequest, room_id: str) -> HttpResponse:
             "role": assignment.role,
             "ws_path": f"/ws/room/{room_id}/",
             "max_chars": settings.MESSAGE_MAX_CHARS,
+            "max_frame_bytes": settings.WS_MAX_FRAME_BYTES,
             "done_url": reverse("collect:done", args=[room_id]),
             "instructions": assignment.campaign.instructions,
             "turn_timeout_text": duration_text(reply_seconds),
-            "authenticity_policy": json.dumps(role_policy(assignment.campaign.authenticity_policy, assignment.role)),
+            "authenticity_policy": json.dumps(rules),
+            "timeline": rules["timeline"] == "on",
         },
     )
 

@@ -1,9 +1,12 @@
 """A campaign's authenticity policy per role (Campaign.authenticity_policy), and the check of a
 message against the knowledge it was shown.
 
-The policy is {role: {"paste": "allowed" | "knowledge" | "off", "copy": "allowed" | "refuse"}},
-with "*" for every role not named: "paste" says what the page lets into the message box (anything;
-only text from its knowledge panel, as Curiosity's assistant; nothing), "copy": "refuse" refuses
+The policy is {role: {"paste": "allowed" | "knowledge" | "off", "copy": "allowed" | "refuse",
+"timeline": "off" | "on"}}, with "*" for every role not named: "paste" says what the page lets into
+the message box (anything; only text from its knowledge panel, as Curiosity's assistant; nothing),
+"timeline": "on" keeps each turn's insertion timeline for research (what was inserted and deleted
+where, and when: collect/authenticity/timeline.py), which the worker's pages announce before and
+during the chat; off by default, when only counts and times are kept. "copy": "refuse" refuses
 a message that holds a whole knowledge sentence, as the Wizard of Wikipedia task did (Dinan et al.,
 2019: "do not copy the checked sentence as your whole response"). The page says so before sending;
 the server refuses such a message with the code `knowledge_copied` and the same explanation, and
@@ -13,13 +16,15 @@ the worker gets the text back to rewrite: never dropped silently.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from django.core.exceptions import ValidationError
 
 PASTE_CHOICES = ("allowed", "knowledge", "off")
 COPY_CHOICES = ("allowed", "refuse")
-DEFAULT = {"paste": "allowed", "copy": "allowed"}
+TIMELINE_CHOICES = ("off", "on")
+DEFAULT = {"paste": "allowed", "copy": "allowed", "timeline": "off"}
+_CHOICES = {"paste": PASTE_CHOICES, "copy": COPY_CHOICES, "timeline": TIMELINE_CHOICES}
 # A knowledge "sentence" shorter than this many words is a name or a phrase, which a reply may
 # well repeat (a title, "the Beatles"): only longer ones count as copied.
 MIN_SENTENCE_WORDS = 6
@@ -34,27 +39,29 @@ _SPLIT = re.compile(r"(?<=[.!?。！？])\s*")
 def policy_validate(value: Any) -> None:
     """Django validator of Campaign.authenticity_policy (the admin shows the message)."""
     if not isinstance(value, dict):
-        raise ValidationError("The policy must be an object: {role: {\"paste\": …, \"copy\": …}}.")
+        raise ValidationError("The policy must be an object: {role: {\"paste\": …, \"copy\": …, \"timeline\": …}}.")
     for role, rules in value.items():
-        if not isinstance(rules, dict) or set(rules) - {"paste", "copy"}:
-            raise ValidationError(f"{role}: give an object with \"paste\" and/or \"copy\".")
-        if rules.get("paste", "allowed") not in PASTE_CHOICES:
-            raise ValidationError(f"{role}: paste must be one of {', '.join(PASTE_CHOICES)}.")
-        if rules.get("copy", "allowed") not in COPY_CHOICES:
-            raise ValidationError(f"{role}: copy must be one of {', '.join(COPY_CHOICES)}.")
+        if not isinstance(rules, dict) or set(rules) - set(_CHOICES):
+            raise ValidationError(f"{role}: give an object with any of \"paste\", \"copy\" and \"timeline\".")
+        for key, choices in _CHOICES.items():
+            if rules.get(key, DEFAULT[key]) not in choices:
+                raise ValidationError(f"{role}: {key} must be one of {', '.join(choices)}.")
 
 
 def role_policy(policy: Any, role: str) -> dict[str, str]:
-    """The rules for `role` ({"paste", "copy"}), defaults filled in; a malformed stored policy
-    (edited around the admin) means the defaults, never a refused message."""
+    """The rules for `role` ({"paste", "copy", "timeline"}), defaults filled in; a malformed stored
+    policy (edited around the admin) means the defaults, never a refused message."""
     if not isinstance(policy, dict):
         return dict(DEFAULT)
     rules = policy.get(role, policy.get("*", {}))
     rules = rules if isinstance(rules, dict) else {}
-    return {
-        "paste": rules.get("paste") if rules.get("paste") in PASTE_CHOICES else DEFAULT["paste"],
-        "copy": rules.get("copy") if rules.get("copy") in COPY_CHOICES else DEFAULT["copy"],
-    }
+    return {key: rules.get(key) if rules.get(key) in choices else DEFAULT[key] for key, choices in _CHOICES.items()}
+
+
+def timeline_roles(policy: Any, roles: Iterable[str]) -> list[str]:
+    """Those of `roles` whose turns' insertion timelines the policy keeps (for the notice the
+    worker's pages show before the chat, when the role is not yet known)."""
+    return [role for role in roles if role_policy(policy, role)["timeline"] == "on"]
 
 
 def words(text: str) -> list[str]:

@@ -22,6 +22,11 @@ The client part (all times in milliseconds, counts and characters as integers):
     panel_ms    time the side pane (knowledge) was on screen during the turn
     passages    titles of the side pane's passages the worker opened during the turn (at most 20)
     compositions input-method compositions ended during the turn
+    timeline    only where the campaign keeps insertion timelines for the role (its policy's
+                "timeline": "on"): the turn's edits (collect/authenticity/timeline.py), with
+    timeline_cut the edits the page left out to fit the frame, and
+    timeline_replays whether replaying the edits gives the text sent (the server's check).
+                A page's timeline is dropped, never stored, where the policy does not keep one.
 
 A page that sends no record (an old page, a bot) or one that cannot be right (a bad type, a
 version this server does not know, fewer characters typed and pasted than the message holds) is
@@ -36,6 +41,8 @@ import hmac
 from typing import Any
 
 from django.conf import settings
+
+from collect.authenticity.timeline import TimelineInvalid, replays, timeline_check
 
 RECORD_VERSION = 1
 PASTE_SOURCES = ("knowledge", "partner", "outside")
@@ -67,8 +74,10 @@ def _high(key: str) -> int:
     return MAX_MS if key.endswith("_ms") else MAX_COUNT if key == "compositions" else 100 * settings.MESSAGE_MAX_CHARS
 
 
-def client_record(value: Any, *, text_chars: int) -> dict[str, Any]:
-    """The page's record, checked and clamped (RecordInvalid naming the field otherwise)."""
+def client_record(value: Any, *, text: str, timeline: bool = False) -> dict[str, Any]:
+    """The page's record of a message of `text`, checked and clamped (RecordInvalid naming the
+    field otherwise); its insertion timeline kept only where `timeline` (the role's policy)."""
+    text_chars = len(text)
     if not isinstance(value, dict):
         raise RecordInvalid("the record must be an object")
     if value.get("v") != RECORD_VERSION:
@@ -95,6 +104,13 @@ def client_record(value: Any, *, text_chars: int) -> dict[str, Any]:
     accounted = out["typed_chars"] + out["inserted_chars"] + sum(entry["chars"] for entry in out["paste"].values())
     if accounted < text_chars * SHORTFALL_SHARE - SHORTFALL_CHARS:
         raise RecordInvalid(f"{accounted} characters typed or pasted for a message of {text_chars}")
+    if timeline and "timeline" in value:
+        try:
+            out["timeline"] = timeline_check(value["timeline"], max_chars=_high("chars"))
+        except TimelineInvalid as error:
+            raise RecordInvalid(str(error)) from None
+        out["timeline_cut"] = _bounded_int(value, "timeline_cut", MAX_COUNT)
+        out["timeline_replays"] = not out["timeline_cut"] and replays(out["timeline"], text)
     return out
 
 
@@ -114,15 +130,16 @@ def _loopback(address: str) -> bool:
         return False
 
 
-def record_build(*, value: Any, text: str, address: str | None = None) -> dict[str, Any]:
+def record_build(*, value: Any, text: str, address: str | None = None, timeline: bool = False) -> dict[str, Any]:
     """The record stored with a message of `text`: the page's part (`value`, the frame's
-    `authenticity`, None when it sent none) checked, and the server's own measurements."""
+    `authenticity`, None when it sent none) checked, with its insertion timeline where `timeline`
+    (the sender role's policy keeps one), and the server's own measurements."""
     chars = len(text)
     client: dict[str, Any] | None = None
     status, reason = "absent", "the page sent no record"
     if value is not None:
         try:
-            client, status, reason = client_record(value, text_chars=chars), "ok", ""
+            client, status, reason = client_record(value, text=text, timeline=timeline), "ok", ""
         except RecordInvalid as error:
             status, reason = "invalid", str(error)
     return {

@@ -171,7 +171,7 @@ class JsonListFiles:
 
 
 # The version of the exported `authenticity` object (docs/schemas.md); raised on any change of its keys.
-AUTHENTICITY_EXPORT_VERSION = 1
+AUTHENTICITY_EXPORT_VERSION = 2
 _RECORD_KEYS = ("compose_ms", "typing_ms", "typed_chars", "inserted_chars", "hidden_ms", "panel_ms", "compositions")
 
 
@@ -179,10 +179,13 @@ def turn_authenticity(stored: Any, flags: Iterable[str] = ()) -> dict[str, Any] 
     """The exported `authenticity` object of one turn, from its stored record
     (Message.authenticity, collect/authenticity/record.py) and the kinds of the turn's flags:
 
-        {"version": 1, "status": "ok" | "absent" | "invalid", "reason": str, "chars": int,
+        {"version": 2, "status": "ok" | "absent" | "invalid", "reason": str, "chars": int,
          "compose_ms", "typing_ms", "typed_chars", "inserted_chars", "hidden_ms", "panel_ms",
          "compositions": int | null, "paste": {source: {"count", "chars"}} | null,
-         "passages": [title] | null, "flags": [kind]}
+         "passages": [title] | null, "timeline": [edit] | null, "timeline_cut": int | null,
+         "timeline_replays": bool | null, "flags": [kind]}
+
+    The timeline (collect/authenticity/timeline.py) only where the campaign kept one for the role.
 
     None for a turn no page sent (a model's, an imported one). The client address's hash is never
     exported."""
@@ -199,6 +202,8 @@ def turn_authenticity(stored: Any, flags: Iterable[str] = ()) -> dict[str, Any] 
         out[key] = client.get(key) if client else None
     out["paste"] = client.get("paste", {}) if client else None
     out["passages"] = client.get("passages", []) if client else None
+    for key in ("timeline", "timeline_cut", "timeline_replays"):
+        out[key] = client.get(key) if client else None
     out["flags"] = sorted(set(flags))
     return out
 

@@ -109,8 +109,11 @@ def _message_create(
         raise ProtocolError("not_your_turn", protocol.out_of_turn(role=assignment.role, count=count))
     fields = protocol.message_fields(room=room, assignment=assignment, frame=frame, count=count, recent=recent)
     if page:
-        _copy_refuse(room, assignment.role, text, fields)
-        fields["authenticity"] = record_build(value=frame.get("authenticity"), text=text, address=address)
+        rules = role_policy(room.campaign.authenticity_policy, assignment.role)
+        _copy_refuse(rules, text, fields)
+        fields["authenticity"] = record_build(
+            value=frame.get("authenticity"), text=text, address=address, timeline=rules["timeline"] == "on"
+        )
     message = Message(room=room, seq=count + 1, sender=assignment, role=assignment.role, client_id=client_id, text=text, **fields)
     # Turns alternate, so after the second speaker's message both have spoken (count + 1) / 2 turns.
     last = message.role != room.first_speaker and (count + 1) // 2 >= room.campaign.turn_limit
@@ -120,12 +123,12 @@ def _message_create(
     return message
 
 
-def _copy_refuse(room: Room, role: str, text: str, fields: dict[str, Any]) -> None:
+def _copy_refuse(rules: dict[str, str], text: str, fields: dict[str, Any]) -> None:
     """The campaign's "copy": "refuse" rule: a message holding a whole sentence of the knowledge
     stored with it (what its sender was shown and checked) is refused, and the page gives the text
     back with the explanation. The page checks its own panel first; this is the same rule for a page
     that did not (an old one, a script)."""
-    if role_policy(room.campaign.authenticity_policy, role)["copy"] != "refuse":
+    if rules["copy"] != "refuse":
         return
     shown = [fields.get(name) for name in ("knowledge_shown", "checked_sentence") if fields.get(name)]
     if shown and copied_sentence(text, knowledge_sentences(*shown)) is not None:

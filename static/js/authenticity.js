@@ -10,6 +10,10 @@
 //  - paste: the clipboard's paste and a drop, with where the page found that text shown: its side
 //    pane (the knowledge), the partner's messages, or neither ("outside").
 // The turn starts when the previous message went out (or the page loaded) and ends at the send.
+//
+// Where the campaign keeps insertion timelines for this role (its policy's "timeline": "on", which
+// the pages announce), the record also holds the turn's edits: what was inserted and removed where,
+// and when (collect/authenticity/timeline.py describes the format and checks it).
 
 import { charCount } from "./dom.js";
 
@@ -18,13 +22,24 @@ export const RECORD_VERSION = 1;
 const TYPING_GAP_MS = 2000;
 const MAX_PASSAGES = 20;
 
+// What made an edit of the timeline, from the input event's inputType (W3C Input Events).
+function editKind(type, composing) {
+  if (composing || type === "insertCompositionText") return "ime";
+  if (type === "insertFromPaste") return "paste";
+  if (type === "insertFromDrop") return "drop";
+  if (type === "historyUndo" || type === "historyRedo") return "undo";
+  if (type.startsWith("delete")) return "delete";
+  return "insert"; // a single character is made a "key" below
+}
+
 const normalized = (text) => text.replace(/\s+/g, " ").trim().toLowerCase();
 
 export class TurnRecorder {
   /** `input`: the composer's textarea; `root`: the room element (its <aside>s are the knowledge
    * panes); `messages`: the transcript list; `storageKey`: where a draft's record survives a reload. */
-  constructor({ input, root, messages, storageKey = null, now = () => performance.now() }) {
+  constructor({ input, root, messages, storageKey = null, timeline = false, now = () => performance.now() }) {
     this.input = input;
+    this.keepsTimeline = timeline;
     this.root = root;
     this.messages = messages;
     this.storageKey = storageKey;
@@ -44,6 +59,8 @@ export class TurnRecorder {
     this.counts = { typing_ms: 0, typed_chars: 0, inserted_chars: 0, hidden_ms: 0, panel_ms: 0, compositions: 0 };
     this.paste = {};
     this.passages = [];
+    this.timeline = [];
+    this.lastValue = this.input.value;
     if (this.hiddenSince !== null) this.hiddenSince = this.now();
     if (this.panelSince !== null) this.panelSince = this.now();
   }
@@ -64,6 +81,7 @@ export class TurnRecorder {
       panel_ms: Math.round(this.counts.panel_ms + panel),
       passages: this.passages.slice(0, MAX_PASSAGES),
       compositions: this.counts.compositions,
+      ...(this.keepsTimeline ? { timeline: structuredClone(this.timeline), timeline_cut: 0 } : {}),
     };
   }
 
@@ -79,6 +97,13 @@ export class TurnRecorder {
     this.counts.panel_ms += record.panel_ms || 0;
     for (const [source, entry] of Object.entries(record.paste || {})) this._pasted(source, entry.chars, entry.count);
     for (const title of record.passages || []) this._opened(title);
+    if (this.keepsTimeline && Array.isArray(record.timeline)) {
+      // The given-back text's edits come first; the turn's clock goes on from the last of them.
+      this.timeline = structuredClone(record.timeline).concat(this.timeline);
+      const last = this.timeline.length ? this.timeline[this.timeline.length - 1][0] : 0;
+      this.turnStart = Math.min(this.turnStart, this.now() - last);
+    }
+    this.lastValue = this.input.value;
   }
 
   /** Where `text` (pasted or dropped) was shown on this page: "knowledge", "partner" or "outside". */
@@ -181,6 +206,7 @@ export class TurnRecorder {
 
   _onInput(event) {
     const type = event.inputType || "";
+    if (this.keepsTimeline) this._edit(type);
     if (type === "insertFromPaste" || type === "insertFromDrop") {
       if (this.pendingPaste) {
         this._activity();
@@ -199,6 +225,39 @@ export class TurnRecorder {
       else this.counts.inserted_chars += n;
     }
     this._save();
+  }
+
+  /** One edit of the timeline: the difference between the box's text before and after this
+   * input event (so autocorrect's replacements and selections typed over are exact). */
+  _edit(type) {
+    const before = this.lastValue;
+    const after = this.input.value;
+    this.lastValue = after;
+    if (before === after) return;
+    let start = 0;
+    const shorter = Math.min(before.length, after.length);
+    while (start < shorter && before[start] === after[start]) start += 1;
+    let end = 0;
+    while (end < shorter - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end += 1;
+    // Never split a surrogate pair (an emoji): positions are counted in characters.
+    if (start > 0 && isHighSurrogate(before.charCodeAt(start - 1))) start -= 1;
+    if (end > 0 && isLowSurrogate(before.charCodeAt(before.length - end))) end -= 1;
+    const at = charCount(before.slice(0, start));
+    const removed = charCount(before.slice(start, before.length - end));
+    const text = after.slice(start, after.length - end);
+    const t = Math.max(0, Math.round(this.now() - this.turnStart));
+    let kind = editKind(type, this.composingSince !== null);
+    if (kind === "insert" && removed === 0 && charCount(text) === 1) kind = "key";
+    const last = this.timeline[this.timeline.length - 1];
+    if (kind === "key" && last && last[1] === "key" && last[3] === 0 && at === last[2] + charCount(last[4])) {
+      const gap = t - (last[0] + last[5].reduce((a, b) => a + b, 0));
+      if (gap < TYPING_GAP_MS) {
+        last[4] += text;
+        last[5].push(gap);
+        return;
+      }
+    }
+    this.timeline.push([t, kind, at, removed, text, []]);
   }
 
   _pasted(source, chars, count) {
@@ -243,6 +302,31 @@ export class TurnRecorder {
       // nothing kept
     }
   }
+}
+
+const isHighSurrogate = (code) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code) => code >= 0xdc00 && code <= 0xdfff;
+
+/** `frame` with its record's timeline cut, oldest edits kept, until the frame's JSON fits in
+ * `maxBytes` (the server's WS_MAX_FRAME_BYTES); the record says how many edits were cut. */
+export function fitTimeline(frame, maxBytes) {
+  const record = frame.authenticity;
+  if (!record || !Array.isArray(record.timeline)) return frame;
+  const size = () => new TextEncoder().encode(JSON.stringify(frame)).length;
+  if (size() <= maxBytes) return frame;
+  const all = record.timeline;
+  let low = 0;
+  let high = all.length; // the most edits that fit lies in [low, high]
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    record.timeline = all.slice(0, mid);
+    record.timeline_cut = all.length - mid;
+    if (size() <= maxBytes) low = mid;
+    else high = mid - 1;
+  }
+  record.timeline = all.slice(0, low);
+  record.timeline_cut = all.length - low;
+  return frame;
 }
 
 function passageTitle(details) {

@@ -38,7 +38,7 @@
 // `chat.updateComposer()` refreshes the send button and hint after a protocol
 // changed what sendBlocker() says.
 
-import { TurnRecorder, copiedSentence } from "./authenticity.js";
+import { TurnRecorder, copiedSentence, fitTimeline } from "./authenticity.js";
 import { Confirmation } from "./confirm.js";
 import { GroundworkSocket } from "./socket.js";
 import { charCount, formatElapsed, h, keepNewestInView, limitChars, randomId, setNotice } from "./dom.js";
@@ -91,8 +91,9 @@ export class ChatRoom {
       role: this.root.dataset.role,
       wsPath: this.root.dataset.wsPath,
       maxChars: Number.parseInt(this.root.dataset.maxChars, 10) || 1000,
+      maxFrameBytes: Number.parseInt(this.root.dataset.maxFrameBytes, 10) || 8192,
       doneUrl: this.root.dataset.doneUrl,
-      // This role's paste and copy rules (collect/authenticity/policy.py).
+      // This role's paste, copy and timeline rules (collect/authenticity/policy.py).
       policy: parsePolicy(this.root.dataset.authenticityPolicy),
     };
     this.roleNames = hooks.roleNames || {};
@@ -138,6 +139,7 @@ export class ChatRoom {
       root: this.root,
       messages: this.els.messages,
       storageKey: `${this.draftKey}:authenticity`,
+      timeline: this.config.policy.timeline === "on",
     });
     this.sentRecords = new Map(); // our client_id → the record sent with it, until stored
     this.socket = new GroundworkSocket(this.config.wsPath, {
@@ -420,6 +422,7 @@ export class ChatRoom {
       return;
     }
     frame.authenticity = this.recorder.record();
+    fitTimeline(frame, this.config.maxFrameBytes);
     this.sentRecords.set(frame.client_id, frame.authenticity);
     setNotice(els.composerError, "");
     const li = this._messageItem({ role: this.config.role, text, own: true });
@@ -433,8 +436,8 @@ export class ChatRoom {
 
     this.socket.sendMessage(frame);
     this.sendLocked = true;
-    this.recorder.sent();
     els.input.value = "";
+    this.recorder.sent(); // after the box is emptied: the next turn's timeline starts from ""
     this._saveDraft();
     this._updateCounter();
     this._hook("afterSend", frame);
@@ -631,13 +634,13 @@ export class ChatRoom {
   }
 }
 
-/** This role's {paste, copy} rules from the room element's data-authenticity-policy. */
+/** This role's {paste, copy, timeline} rules from the room element's data-authenticity-policy. */
 function parsePolicy(text) {
   try {
     const policy = JSON.parse(text || "{}");
-    return { paste: policy.paste || "allowed", copy: policy.copy || "allowed" };
+    return { paste: policy.paste || "allowed", copy: policy.copy || "allowed", timeline: policy.timeline || "off" };
   } catch {
-    return { paste: "allowed", copy: "allowed" };
+    return { paste: "allowed", copy: "allowed", timeline: "off" };
   }
 }
 

@@ -49,8 +49,9 @@ def test_the_authenticity_object_is_exported_only_when_asked(tmp_path: Path, roo
     [dialogue] = export(tmp_path / "with", "--authenticity")
     honest, pasted, imported = (turn["authenticity"] for turn in dialogue["dialog"])
     assert honest == {
-        "version": 1, "status": "ok", "reason": "", "chars": 37, "compose_ms": 12_000, "typing_ms": 8_000, "typed_chars": 37,
-        "inserted_chars": 0, "hidden_ms": 0, "panel_ms": 0, "compositions": 0, "paste": {}, "passages": ["Robot"], "flags": [],
+        "version": 2, "status": "ok", "reason": "", "chars": 37, "compose_ms": 12_000, "typing_ms": 8_000, "typed_chars": 37,
+        "inserted_chars": 0, "hidden_ms": 0, "panel_ms": 0, "compositions": 0, "paste": {}, "passages": ["Robot"],
+        "timeline": None, "timeline_cut": None, "timeline_replays": None, "flags": [],
     }
     assert pasted["paste"] == {"outside": {"count": 1, "chars": len(PASTED)}} and pasted["flags"] == ["paste_outside"]
     assert imported is None

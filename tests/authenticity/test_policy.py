@@ -16,9 +16,10 @@ from tests.campaign_forms import campaign_form_data, personas_inline
 
 def test_a_role_gets_its_own_rules_or_the_star_or_the_defaults() -> None:
     policy = {"wizard": {"paste": "knowledge", "copy": "refuse"}, "*": {"paste": "off"}}
-    assert role_policy(policy, "wizard") == {"paste": "knowledge", "copy": "refuse"}
-    assert role_policy(policy, "apprentice") == {"paste": "off", "copy": "allowed"}
-    assert role_policy({}, "wizard") == role_policy("garbage", "wizard") == {"paste": "allowed", "copy": "allowed"}
+    assert role_policy(policy, "wizard") == {"paste": "knowledge", "copy": "refuse", "timeline": "off"}
+    assert role_policy(policy, "apprentice") == {"paste": "off", "copy": "allowed", "timeline": "off"}
+    assert role_policy({}, "wizard") == role_policy("garbage", "wizard") == {"paste": "allowed", "copy": "allowed", "timeline": "off"}
+    assert role_policy({"*": {"timeline": "on"}}, "wizard")["timeline"] == "on"
 
 
 def test_the_copy_check_finds_a_whole_sentence_in_any_case_and_punctuation() -> None:
@@ -37,7 +38,9 @@ def test_the_admin_sets_a_policy_per_role_and_refuses_a_bad_one(admin_client: Cl
     response = admin_client.post("/admin/collect/campaign/add/", campaign_form_data(**base, authenticity_policy='{"wizard": {"paste": "never"}}'))
     assert response.status_code == 200
     assert response.context["adminform"].form.errors["authenticity_policy"] == ["wizard: paste must be one of allowed, knowledge, off."]
-    policy = {"wizard": {"paste": "knowledge", "copy": "refuse"}}
+    response = admin_client.post("/admin/collect/campaign/add/", campaign_form_data(**base, authenticity_policy='{"*": {"timeline": "yes"}}'))
+    assert response.context["adminform"].form.errors["authenticity_policy"] == ["*: timeline must be one of off, on."]
+    policy = {"wizard": {"paste": "knowledge", "copy": "refuse"}, "apprentice": {"timeline": "on"}}
     response = admin_client.post("/admin/collect/campaign/add/", campaign_form_data(**base, authenticity_policy=json.dumps(policy)))
     assert response.status_code == 302
     assert Campaign.objects.get(slug="trial").authenticity_policy == policy

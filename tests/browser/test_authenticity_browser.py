@@ -158,3 +158,70 @@ def test_an_input_method_is_typing_and_voice_or_autocorrect_is_no_paste(
     assert client["inserted_chars"] == len(" where did the blues start"), client
     room_signals_compute(room_id=room.pk)
     assert not room.authenticity_flags.filter(seq=seq).exists()
+
+
+def test_a_timeline_campaign_says_so_and_keeps_each_edit_of_the_roles_it_names(
+    browser: Browser, daphne_server: str, wow_campaign: Campaign
+) -> None:
+    """The apprentice's turns keep their insertion timelines (docs/authenticity.md#insertion-timeline):
+    keys with a typo mended, an input method, voice input and a paste, each an edit of its kind,
+    replaying to the message stored; the wizard's page neither says so nor sends one."""
+    Campaign.objects.filter(pk=wow_campaign.pk).update(authenticity_policy={"apprentice": {"timeline": "on"}})
+    wizard, apprentice, room = pair(browser, daphne_server, wow_campaign)
+    choose_topic(wizard, apprentice, room, "Blues")
+    expect(apprentice.get_by_test_id("timeline-notice")).to_be_visible()
+    expect(wizard.get_by_test_id("timeline-notice")).to_have_count(0)
+    seq = 1
+    if room.first_speaker == "wizard":
+        wait_for_knowledge(wizard, after_seq=0)
+        wizard.get_by_test_id("no-sentence").click()
+        type_honestly(wizard, "Hello, shall we talk about it?")
+        sent(wizard, 1)
+        seq = 2
+    expect(apprentice.get_by_test_id("send-button")).to_be_enabled()
+    type_honestly(apprentice, "So the blues")
+    cdp = apprentice.context.new_cdp_session(apprentice)
+    for partial in (" n", " ni", " nih"):
+        cdp.send("Input.imeSetComposition", {"text": partial, "selectionStart": len(partial), "selectionEnd": len(partial)})
+    cdp.send("Input.insertText", {"text": " 你好"})
+    apprentice.keyboard.insert_text(" came from the south")  # voice input
+    apprentice.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    apprentice.evaluate("() => navigator.clipboard.writeText(', they say.')")
+    apprentice.keyboard.press("ControlOrMeta+V")
+    text = "So the blues 你好 came from the south, they say."
+    expect(apprentice.get_by_test_id("message-input")).to_have_value(text)
+    sent(apprentice, seq)
+
+    client = Message.objects.get(room=room, seq=seq).authenticity["client"]
+    timeline = client["timeline"]
+    assert {"key", "delete", "ime", "insert", "paste"} <= {edit[1] for edit in timeline}, timeline
+    assert client["timeline_replays"] is True and client["timeline_cut"] == 0, timeline
+    assert [edit[0] for edit in timeline] == sorted(edit[0] for edit in timeline)
+    # The typed keys are one run each side of the typo, with a gap per key after the first.
+    first = timeline[0]
+    assert first[1] == "key" and first[4] == "So th" + "x" and len(first[5]) == 5, first
+    if seq == 2:
+        assert "timeline" not in Message.objects.get(room=room, seq=1).authenticity["client"]
+    assert wizard.script_errors == apprentice.script_errors == []  # type: ignore[attr-defined]
+
+
+def test_a_timeline_too_long_for_a_frame_keeps_its_oldest_edits_and_says_how_many_were_cut(
+    browser: Browser, daphne_server: str, wow_campaign: Campaign
+) -> None:
+    wizard, apprentice, room = pair(browser, daphne_server, wow_campaign)
+    fitted = apprentice.evaluate(
+        """async () => {
+          const src = document.querySelector('script[type="module"]').src;
+          const { fitTimeline } = await import(new URL("../js/authenticity.js", src).href);
+          const timeline = Array.from({ length: 3000 }, (_, i) => [i * 150, "key", i, 0, "a", []]);
+          const frame = fitTimeline({ type: "message", text: "x", authenticity: { v: 1, timeline, timeline_cut: 0 } }, 8192);
+          const bytes = new TextEncoder().encode(JSON.stringify(frame)).length;
+          const kept = frame.authenticity.timeline;
+          const oneMore = { ...frame, authenticity: { v: 1, timeline: timeline.slice(0, kept.length + 1), timeline_cut: 0 } };
+          const oneMoreBytes = new TextEncoder().encode(JSON.stringify(oneMore)).length;
+          return { bytes, oneMoreBytes, kept: kept.length, cut: frame.authenticity.timeline_cut, last: kept[kept.length - 1][0] };
+        }"""
+    )
+    assert fitted["bytes"] <= 8192 and fitted["kept"] + fitted["cut"] == 3000 and fitted["cut"] > 0, fitted
+    assert fitted["last"] == (fitted["kept"] - 1) * 150, fitted  # the oldest kept, in order
+    assert fitted["oneMoreBytes"] > 8192, fitted  # the cut is as small as it can be
