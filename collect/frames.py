@@ -50,17 +50,31 @@ def _refuse_constant(name: str) -> Any:
 
 def check_values(frame: dict[str, Any]) -> None:
     """Every key and value, at any depth: nesting within MAX_DEPTH, strings without NUL (PostgreSQL
-    refuses it) or lone surrogates (not encodable as UTF-8). Iterative, so depth cannot overflow."""
-    pending: list[tuple[Any, int]] = [(frame, 1)]
-    while pending:
-        value, depth = pending.pop()
-        if isinstance(value, str):
-            _check_string(value)
-        elif isinstance(value, (dict, list)):
-            if depth > MAX_DEPTH:
-                raise ProtocolError("bad_frame", f"Frame is nested more than {MAX_DEPTH} levels deep.")
-            items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
-            pending.extend((item, depth + 1) for item in items)
+    refuses it) or lone surrogates (not encodable as UTF-8). Level by level, so depth cannot
+    overflow; the strings are searched once, joined (every frame passes here: the chat's hot path)."""
+    strings: list[str] = []
+    level: list[Any] = [frame]
+    depth = 1
+    while level:
+        if depth > MAX_DEPTH:
+            raise ProtocolError("bad_frame", f"Frame is nested more than {MAX_DEPTH} levels deep.")
+        below: list[Any] = []
+        for container in level:
+            if isinstance(container, dict):
+                strings.extend(container)  # JSON object keys are strings
+                values = container.values()
+            else:
+                values = container
+            for value in values:
+                if isinstance(value, str):
+                    strings.append(value)
+                elif isinstance(value, (dict, list)):
+                    below.append(value)
+        level = below
+        depth += 1
+    # Joined with a separator that no surrogate pairs with: a high surrogate ending one string and
+    # a low one starting the next stay lone.
+    _check_string("\x01".join(strings))
 
 
 def _check_string(value: str) -> None:

@@ -35,12 +35,15 @@ stored with client null and the reason: the message itself is never refused for 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 import hmac
 from typing import Any
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from collect.authenticity.timeline import TimelineInvalid, replays, timeline_check
 
@@ -74,15 +77,23 @@ def _high(key: str) -> int:
     return MAX_MS if key.endswith("_ms") else MAX_COUNT if key == "compositions" else 100 * settings.MESSAGE_MAX_CHARS
 
 
+@functools.cache
+def _highs() -> dict[str, int]:
+    # Read once: every message a page sends is checked (the chat's hot path), and each read of a
+    # setting goes through Django's lazy settings object.
+    return {key: _high(key) for key in (*_INT_FIELDS, "chars")}
+
+
 def client_record(value: Any, *, text: str, timeline: bool = False) -> dict[str, Any]:
     """The page's record of a message of `text`, checked and clamped (RecordInvalid naming the
     field otherwise); its insertion timeline kept only where `timeline` (the role's policy)."""
     text_chars = len(text)
+    highs = _highs()
     if not isinstance(value, dict):
         raise RecordInvalid("the record must be an object")
     if value.get("v") != RECORD_VERSION:
         raise RecordInvalid(f"unknown record version {value.get('v')!r}")
-    out: dict[str, Any] = {key: _bounded_int(value, key, _high(key)) for key in _INT_FIELDS}
+    out: dict[str, Any] = {key: _bounded_int(value, key, highs[key]) for key in _INT_FIELDS}
     paste = value.get("paste", {})
     if not isinstance(paste, dict) or set(paste) - set(PASTE_SOURCES):
         raise RecordInvalid(f"paste must map {', '.join(PASTE_SOURCES)} to counts")
@@ -92,7 +103,7 @@ def client_record(value: Any, *, text: str, timeline: bool = False) -> dict[str,
             entry = paste[source]
             if not isinstance(entry, dict):
                 raise RecordInvalid(f"paste.{source} must be an object")
-            count, chars = _bounded_int(entry, "count", MAX_COUNT), _bounded_int(entry, "chars", _high("chars"))
+            count, chars = _bounded_int(entry, "count", MAX_COUNT), _bounded_int(entry, "chars", highs["chars"])
             if count or chars:
                 out["paste"][source] = {"count": count, "chars": chars}
     passages = value.get("passages", [])
@@ -106,7 +117,7 @@ def client_record(value: Any, *, text: str, timeline: bool = False) -> dict[str,
         raise RecordInvalid(f"{accounted} characters typed or pasted for a message of {text_chars}")
     if timeline and "timeline" in value:
         try:
-            out["timeline"] = timeline_check(value["timeline"], max_chars=_high("chars"))
+            out["timeline"] = timeline_check(value["timeline"], max_chars=highs["chars"])
         except TimelineInvalid as error:
             raise RecordInvalid(str(error)) from None
         out["timeline_cut"] = _bounded_int(value, "timeline_cut", MAX_COUNT)
@@ -114,6 +125,7 @@ def client_record(value: Any, *, text: str, timeline: bool = False) -> dict[str,
     return out
 
 
+@functools.lru_cache(maxsize=4096)  # a socket's every message comes from the same address
 def address_key(address: str | None) -> str:
     """A keyed hash of a client address: equal addresses compare equal, and the export and the
     review page never show the address itself. "" for none, and for a loopback client (the
@@ -121,6 +133,15 @@ def address_key(address: str | None) -> str:
     if not address or _loopback(address):
         return ""
     return hmac.new(settings.SECRET_KEY.encode(), f"address:{address}".encode(), hashlib.sha256).hexdigest()[:16]
+
+
+@receiver(setting_changed)
+def _settings_changed(*, setting: str, **kwargs: Any) -> None:
+    # The caches above hold what these settings gave (a test, or override_settings, changes them).
+    if setting == "MESSAGE_MAX_CHARS":
+        _highs.cache_clear()
+    elif setting == "SECRET_KEY":
+        address_key.cache_clear()
 
 
 def _loopback(address: str) -> bool:
