@@ -152,11 +152,35 @@ def room_signals_compute(*, room_id: Any) -> list[AuthenticityFlag]:
         addresses, key = _shared_address(seat, own)
         if addresses:
             flags.append(AuthenticityFlag(assignment=seat, room=room, kind=FlagKind.SHARED_ADDRESS, evidence={"other_workers": addresses, "address_key": key}))
+    shared = [flag for flag in flags if flag.kind in (FlagKind.SHARED_BROWSER, FlagKind.SHARED_ADDRESS)]
     with transaction.atomic():
         AuthenticityFlag.objects.filter(room=room).exclude(kind=FlagKind.LLM_LIKE).delete()
         AuthenticityFlag.objects.bulk_create(flags)
+        AuthenticityFlag.objects.bulk_create(_earlier_seats_flags(room, shared))
         SignalsRun.objects.update_or_create(room=room)
     return flags
+
+
+def _earlier_seats_flags(room: Room, shared: list[AuthenticityFlag]) -> list[AuthenticityFlag]:
+    """The seat flags a worker's earlier rooms lack: a person's first worker id ended its room (its
+    signals computed) before the second id existed, so only the later rooms would say the two share a
+    browser or an address. Each earlier room's seat of the other workers named here, computed
+    already and without that kind of flag, gets it now, with its own evidence."""
+    out: list[AuthenticityFlag] = []
+    for flag in shared:
+        others = (
+            Assignment.objects.humans().filter(worker__pseudonym__in=flag.evidence["other_workers"], room__signals_run__isnull=False)
+            .exclude(room=room).exclude(authenticity_flags__kind=flag.kind).select_related("worker")
+        )
+        for seat in others:
+            if flag.kind == FlagKind.SHARED_BROWSER:
+                names, evidence = _shared_browser(seat.worker), {}
+            else:
+                names, key = _shared_address(seat, list(Message.objects.filter(sender=seat)))
+                evidence = {"address_key": key}
+            if names:
+                out.append(AuthenticityFlag(assignment=seat, room_id=seat.room_id, kind=flag.kind, evidence={"other_workers": names, **evidence}))
+    return out
 
 
 def signals_owed(*, campaign_id: int, limit: int = 200) -> int:

@@ -87,6 +87,29 @@ def test_several_worker_ids_from_one_browser_or_address_are_flagged() -> None:
     assert found[("shared_address", None)]["other_workers"] == [one.pseudonym]
 
 
+def test_a_first_worker_id_whose_room_was_computed_before_the_second_existed_is_flagged_with_it() -> None:
+    """One person, two ids one after the other (the entry refuses a browser still in a chat): the
+    first room's signals are computed when it ends, before the second id exists."""
+    campaign = make_campaign()
+    one = make_worker(browser="c" * 64)
+    first = make_room(campaign, wizard=one)
+    say(first, "wizard", OWN_WORDS, record(OWN_WORDS))
+    room_signals_compute(room_id=first.pk)
+    assert ("shared_browser", None) not in kinds(first)
+    two = make_worker(browser="c" * 64)
+    second = make_room(campaign, wizard=two)
+    say(second, "wizard", "Something else entirely, in other words.", record("Something else entirely, in other words."))
+    room_signals_compute(room_id=second.pk)
+    found = kinds(first)
+    assert found[("shared_browser", None)] == {"other_workers": [two.pseudonym]}
+    assert found[("shared_address", None)]["other_workers"] == [two.pseudonym]
+    # Computing either room again stores each flag once.
+    room_signals_compute(room_id=second.pk)
+    room_signals_compute(room_id=first.pk)
+    assert AuthenticityFlag.objects.filter(room=first, kind="shared_browser").count() == 1
+    assert AuthenticityFlag.objects.filter(room=second, kind="shared_browser").count() == 1
+
+
 def test_computing_twice_stores_the_flags_once_and_the_review_computes_what_is_owed() -> None:
     room = make_room(make_campaign(), status=RoomStatus.COMPLETE)
     say(room, "wizard", "no record", None)

@@ -3,6 +3,8 @@ wizard checking knowledge, end, rate, completion page; then the database and the
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import json
 import os
 import re
@@ -125,7 +127,8 @@ def reload_under_paused_clock(page: Page, ready: Callable[[], None]) -> None:
         return send.call(this, data);
       };
     }""")
-    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    # A datetime: Playwright's Python clock reads a bare number as seconds, Date.now() gives ms.
+    page.clock.pause_at(datetime.fromtimestamp(page.evaluate("Date.now()") / 1000 + 1, tz=timezone.utc))
 
 
 # --- tests --------------------------------------------------------------------------------------
