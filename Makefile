@@ -116,11 +116,16 @@ lint: install-dev
 # there only where marked `stack` (a whole chat, page to database): what the services change lies
 # below the socket, where the socket, node and fault tests of pass 2 exercise it.
 SECOND_PASS := (backends or services) and (not browser or stack)
+# Test processes per pass (pytest-xdist): most tests wait on a browser, a server or a socket part
+# of the time, so two keep two cores busy. Each process has its own test database, Redis databases
+# (tests/settings.py), chromium and live servers. TEST_WORKERS=1: one process, in collection order.
+TEST_WORKERS ?= 2
+XDIST = $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
 test: lint chromium haproxy pg-client messages
-	env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider
+	env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider $(XDIST)
 	@if [ -n "$$DATABASE_URL$$REDIS_URL" ]; then \
 		echo "== second pass: DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \
-		$(BIN)/python -m pytest -p no:cacheprovider -m "$(SECOND_PASS)"; \
+		$(BIN)/python -m pytest -p no:cacheprovider $(XDIST) -m "$(SECOND_PASS)"; \
 	fi
 
 bench: install-dev

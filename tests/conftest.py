@@ -39,7 +39,17 @@ ARTICLES = [
 ]
 
 
+# Session fixtures too costly to build once per process: under pytest-xdist (`-n`, the Makefile's
+# --dist loadgroup) the tests that use one run in one worker, which builds it once.
+ONE_WORKER_FIXTURES = ("smollm2_server",)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for name in ONE_WORKER_FIXTURES:
+            if name in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(name))
     # The tests that drive the shared chromium last, so that no other test runs while it is alive
     # (tests/chromium.py); the order is otherwise kept.
     items.sort(key=lambda item: "shared_chromium" in getattr(item, "fixturenames", ()))

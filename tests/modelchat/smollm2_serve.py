@@ -5,6 +5,7 @@ OpenAI-compatible endpoint for the suite (tests/modelchat/test_openai_serve.py) 
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import os
 import socket
@@ -42,10 +43,15 @@ def serve_missing() -> str | None:
 
 def smollm2_checkpoint() -> Path:
     out = Path(settings.VAR_DIR) / "models" / "smollm2-135m"
-    if not converted_ready(out):
-        gguf = smollm2_gguf()
-        assert gguf is not None
-        gguf_convert(src=gguf, out=out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # Under an exclusive lock: the test processes of one run (pytest-xdist's workers) would
+    # otherwise convert it side by side into the same folder.
+    with (out.parent / ".smollm2-135m.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not converted_ready(out):
+            gguf = smollm2_gguf()
+            assert gguf is not None
+            gguf_convert(src=gguf, out=out)
     return out
 
 

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from django.apps import AppConfig
 
 from annotate import registry
@@ -48,12 +50,17 @@ class PairwiseConfig(AppConfig):
         collect_registry.campaign_page_register(collect_registry.CampaignPage(
             label="Evaluation results", url_name="annotate:results", task_types=(MODELCHAT_NAME,),
         ))
-        # Imported here: the exporter reads models, which Django loads after every apps.py.
-        from annotate.kinds.pairwise.exporter import companion_write
-
         # The model-chat export carries the pairwise judgments of its campaigns in a file beside.
-        companion_register(dataset=collect_registry.task_type(MODELCHAT_NAME).dataset, writer=companion_write)
+        companion_register(dataset=collect_registry.task_type(MODELCHAT_NAME).dataset, writer=_companion_write)
         # ... and its Hugging Face export carries them as a config of their own.
         collect_registry.hf_companion_register(
             dataset=collect_registry.task_type(MODELCHAT_NAME).dataset, hook=f"{K}.hf.judgments_hf",
         )
+
+
+def _companion_write(out_dir: Path, campaigns: list[str]) -> tuple[str, int]:
+    # Imported when an export runs: the exporter's statistics import scipy, a second of every
+    # process's start (daphne, Celery, manage.py) that most of them never use.
+    from annotate.kinds.pairwise.exporter import companion_write
+
+    return companion_write(out_dir, campaigns)
