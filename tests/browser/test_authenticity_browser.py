@@ -60,6 +60,20 @@ def to_wizards_turn(wizard: Page, apprentice: Page, room: Room) -> int:
     return 2
 
 
+def to_apprentices_turn(wizard: Page, apprentice: Page, room: Room) -> int:
+    """After the topic: the wizard greets (typed honestly) when the wizard opens. Returns the seq
+    of the apprentice's coming message, once the apprentice may send."""
+    seq = 1
+    if room.first_speaker == "wizard":
+        wait_for_knowledge(wizard, after_seq=0)
+        wizard.get_by_test_id("no-sentence").click()
+        type_honestly(wizard, "Hello, shall we talk about it?")
+        sent(wizard, 1)
+        seq = 2
+    expect(apprentice.get_by_test_id("send-button")).to_be_enabled()
+    return seq
+
+
 def test_an_honest_typist_and_a_paster_leave_different_records_and_the_review_lists_the_flag(
     browser: Browser, daphne_server: str, wow_campaign: Campaign
 ) -> None:
@@ -135,14 +149,7 @@ def test_an_input_method_is_typing_and_voice_or_autocorrect_is_no_paste(
     protocol), then a phone's voice input inserts a phrase at once: no paste, nothing flagged."""
     wizard, apprentice, room = pair(browser, daphne_server, wow_campaign)
     choose_topic(wizard, apprentice, room, "Blues")
-    seq = 1
-    if room.first_speaker == "wizard":
-        wait_for_knowledge(wizard, after_seq=0)
-        wizard.get_by_test_id("no-sentence").click()
-        type_honestly(wizard, "Hello, shall we talk about it?")
-        sent(wizard, 1)
-        seq = 2
-    expect(apprentice.get_by_test_id("send-button")).to_be_enabled()
+    seq = to_apprentices_turn(wizard, apprentice, room)
     apprentice.get_by_test_id("message-input").click()
     cdp = apprentice.context.new_cdp_session(apprentice)
     for partial in ("n", "ni", "nih", "niha", "nihao"):
@@ -171,14 +178,7 @@ def test_a_timeline_campaign_says_so_and_keeps_each_edit_of_the_roles_it_names(
     choose_topic(wizard, apprentice, room, "Blues")
     expect(apprentice.get_by_test_id("timeline-notice")).to_be_visible()
     expect(wizard.get_by_test_id("timeline-notice")).to_have_count(0)
-    seq = 1
-    if room.first_speaker == "wizard":
-        wait_for_knowledge(wizard, after_seq=0)
-        wizard.get_by_test_id("no-sentence").click()
-        type_honestly(wizard, "Hello, shall we talk about it?")
-        sent(wizard, 1)
-        seq = 2
-    expect(apprentice.get_by_test_id("send-button")).to_be_enabled()
+    seq = to_apprentices_turn(wizard, apprentice, room)
     type_honestly(apprentice, "So the blues")
     cdp = apprentice.context.new_cdp_session(apprentice)
     for partial in (" n", " ni", " nih"):
