@@ -121,12 +121,28 @@ SECOND_PASS := (backends or services) and (not browser or stack)
 # (tests/settings.py), chromium and live servers. TEST_WORKERS=1: one process, in collection order.
 TEST_WORKERS ?= 2
 XDIST = $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
+# The two passes run side by side (PASSES=together): pass 2 mostly waits on the processes it starts
+# and kills, and pass 1 fills that time. Pass 2's report is printed after pass 1's, from its log.
+# PASSES=one-by-one runs pass 2 after pass 1 (each pass then has the cores to itself).
+PASSES ?= together
+SECOND_PASS_LOG ?= var/test-second-pass.log
+FIRST_PASS = env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider $(XDIST)
+SECOND_PASS_RUN = $(BIN)/python -m pytest -p no:cacheprovider $(XDIST) -m "$(SECOND_PASS)"
 test: lint chromium haproxy pg-client messages
-	env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider $(XDIST)
-	@if [ -n "$$DATABASE_URL$$REDIS_URL" ]; then \
-		echo "== second pass: DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \
-		$(BIN)/python -m pytest -p no:cacheprovider $(XDIST) -m "$(SECOND_PASS)"; \
-	fi
+	@if [ -z "$$DATABASE_URL$$REDIS_URL" ]; then exec $(FIRST_PASS); fi; \
+	echo "== two passes ($(PASSES)): the embedded default, then DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \
+	if [ "$(PASSES)" = one-by-one ]; then \
+		$(FIRST_PASS) || exit $$?; echo "== second pass =="; exec $(SECOND_PASS_RUN); \
+	fi; \
+	mkdir -p $(dir $(SECOND_PASS_LOG)); \
+	$(SECOND_PASS_RUN) > $(SECOND_PASS_LOG) 2>&1 & second=$$!; \
+	echo "== first pass; the second runs beside it, into $(SECOND_PASS_LOG) =="; \
+	$(FIRST_PASS); first=$$?; \
+	wait $$second; status=$$?; \
+	echo "== second pass (exit $$status): DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \
+	cat $(SECOND_PASS_LOG); \
+	echo "== first pass exit $$first, second pass exit $$status =="; \
+	[ $$first -eq 0 ] && [ $$status -eq 0 ]
 
 bench: install-dev
 	$(BIN)/python bench/tfidf_query.py

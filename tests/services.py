@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+import kombu
 import pytest
 from django.db import connection
 
@@ -40,7 +41,11 @@ def child_database_url() -> str:
 
 @contextmanager
 def celery_worker(*options: str, env: dict[str, str], log: IO[bytes] | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    """`celery -A groundwork worker OPTIONS` with `env`, stopped when the block ends."""
+    """`celery -A groundwork worker OPTIONS` with `env`, stopped when the block ends. The queues it
+    consumes (`-Q`) are emptied first: a task an earlier test left there (a rerank past its expiry,
+    the retrieval of a room since deleted) is not this test's."""
+    if "-Q" in options and env.get("CELERY_BROKER_URL"):
+        queues_purge(env["CELERY_BROKER_URL"], options[options.index("-Q") + 1].split(","))
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "groundwork", "worker", *options],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT if log else None,
@@ -55,6 +60,13 @@ def celery_worker(*options: str, env: dict[str, str], log: IO[bytes] | None = No
             process.kill()  # a worker stuck in a task must not outlive the test and take later tests' tasks
             process.wait()
             raise
+
+
+def queues_purge(broker_url: str, queues: list[str]) -> None:
+    with kombu.Connection(broker_url) as broker:
+        channel = broker.default_channel
+        for queue in queues:
+            channel.queue_purge(queue)
 
 
 @contextmanager

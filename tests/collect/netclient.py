@@ -127,6 +127,9 @@ class Worker:
         self.done = False
         self.paused = False  # a paused worker sends no more messages (the bench's drain)
         self.socket: Any = None
+        # (node index, time.monotonic()) when the page began closing its last socket: a server
+        # killed after that moment may have died before it handled the close.
+        self.closed_on: tuple[int, float] | None = None
 
     # --- connections
     async def _connect(self, path: str) -> Any:
@@ -213,6 +216,8 @@ class Worker:
                     backoff = min(2.0, max(0.1, backoff * 2))
                 finally:
                     socket, self.socket = self.socket, None
+                    if self.done:
+                        self.closed_on = (self.node, time.monotonic())
                     # A page that leaves closes its socket: the server marks the member gone.
                     await socket.close()
             await asyncio.sleep(0)
