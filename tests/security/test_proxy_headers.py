@@ -28,9 +28,11 @@ pytestmark = [pytest.mark.backends, *PROXIED_SERVICES]
 JOINS = 10
 SOCKETS = 3
 LONG = 10**9  # a window that never ends during the test: counts cannot reset halfway
-# A Redis database of its own, so that other test runs resetting their rate-limit counts on the
-# shared Redis cannot reset this one's mid-test.
-REDIS_DB = 13
+# A Redis database of its own, so that other tests resetting their rate-limit counts on the shared
+# Redis cannot reset this one's mid-test: one per pytest-xdist worker (two workers ran this
+# module's tests at once and each reset the other's counts), counted down from the last of
+# Redis's 16, clear of the databases tests/settings.py gives each worker.
+REDIS_DB = 15 - int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
 
 
 @pytest.fixture(params=[False], ids=["edge"])
