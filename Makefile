@@ -117,32 +117,38 @@ lint: install-dev
 # below the socket, where the socket, node and fault tests of pass 2 exercise it.
 SECOND_PASS := (backends or services) and (not browser or stack)
 # Test processes per pass (pytest-xdist): most tests wait on a browser, a server or a socket part
-# of the time, so two keep two cores busy. Each process has its own test database, Redis databases
-# (tests/settings.py), chromium and live servers. TEST_WORKERS=1: one process, in collection order.
+# of the time. Each process has its own test database, Redis databases (tests/settings.py), chromium
+# and live servers. TEST_WORKERS=1: one process, in collection order.
 TEST_WORKERS ?= 2
 XDIST = $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
-# The two passes run side by side (PASSES=together): pass 2 mostly waits on the processes it starts
-# and kills, and pass 1 fills that time. Pass 2's report is printed after pass 1's, from its log.
-# PASSES=one-by-one runs pass 2 after pass 1 (each pass then has the cores to itself).
+# With DATABASE_URL / REDIS_URL the two passes run side by side (PASSES=together), TEST_WORKERS
+# processes each: pass 2 mostly waits on the processes it starts and kills, and pass 1 fills that
+# time. Pass 2 writes to SECOND_PASS_LOG (`tail -f` it), printed after pass 1's report.
+# PASSES=one-by-one runs pass 2 after pass 1, to the terminal. Either way both passes run and the
+# run fails if either does.
 PASSES ?= together
 SECOND_PASS_LOG ?= var/test-second-pass.log
 FIRST_PASS = env $(addprefix -u ,$(SERVICE_VARS)) $(BIN)/python -m pytest -p no:cacheprovider $(XDIST)
 SECOND_PASS_RUN = $(BIN)/python -m pytest -p no:cacheprovider $(XDIST) -m "$(SECOND_PASS)"
 test: lint chromium haproxy pg-client messages
-	@if [ -z "$$DATABASE_URL$$REDIS_URL" ]; then exec $(FIRST_PASS); fi; \
-	echo "== two passes ($(PASSES)): the embedded default, then DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \
+	@if [ -z "$$DATABASE_URL$$REDIS_URL" ]; then echo '$(FIRST_PASS)'; exec $(FIRST_PASS); fi; \
+	case "$(PASSES)" in together|one-by-one) ;; *) echo "PASSES is together or one-by-one, not $(PASSES)"; exit 2;; esac; \
+	echo '== pass 1: $(FIRST_PASS)'; \
+	echo '== pass 2 ($(PASSES)), on DATABASE_URL and REDIS_URL: $(SECOND_PASS_RUN)'; \
 	if [ "$(PASSES)" = one-by-one ]; then \
-		$(FIRST_PASS) || exit $$?; echo "== second pass =="; exec $(SECOND_PASS_RUN); \
+		$(FIRST_PASS); first=$$?; echo "== pass 2 =="; $(SECOND_PASS_RUN); second=$$?; \
+	else \
+		mkdir -p "$(dir $(SECOND_PASS_LOG))"; \
+		$(SECOND_PASS_RUN) > "$(SECOND_PASS_LOG)" 2>&1 & pid=$$!; \
+		trap 'kill $$pid 2>/dev/null; exit 130' INT TERM; \
+		echo "== pass 1; pass 2 runs beside it, into $(SECOND_PASS_LOG) =="; \
+		$(FIRST_PASS); first=$$?; \
+		wait $$pid; second=$$?; trap - INT TERM; \
+		echo "== pass 2 (exit $$second), from $(SECOND_PASS_LOG) =="; \
+		cat "$(SECOND_PASS_LOG)"; \
 	fi; \
-	mkdir -p $(dir $(SECOND_PASS_LOG)); \
-	$(SECOND_PASS_RUN) > $(SECOND_PASS_LOG) 2>&1 & second=$$!; \
-	echo "== first pass; the second runs beside it, into $(SECOND_PASS_LOG) =="; \
-	$(FIRST_PASS); first=$$?; \
-	wait $$second; status=$$?; \
-	echo "== second pass (exit $$status): DATABASE_URL=$$DATABASE_URL REDIS_URL=$$REDIS_URL =="; \
-	cat $(SECOND_PASS_LOG); \
-	echo "== first pass exit $$first, second pass exit $$status =="; \
-	[ $$first -eq 0 ] && [ $$status -eq 0 ]
+	echo "== pass 1 exit $$first, pass 2 exit $$second =="; \
+	[ $$first -eq 0 ] && [ $$second -eq 0 ]
 
 bench: install-dev
 	$(BIN)/python bench/tfidf_query.py

@@ -41,9 +41,9 @@ def child_database_url() -> str:
 
 @contextmanager
 def celery_worker(*options: str, env: dict[str, str], log: IO[bytes] | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    """`celery -A groundwork worker OPTIONS` with `env`, stopped when the block ends. The queues it
-    consumes (`-Q`) are emptied first: a task an earlier test left there (a rerank past its expiry,
-    the retrieval of a room since deleted) is not this test's."""
+    """`celery -A groundwork worker OPTIONS` with `env`, stopped when the block ends. The queues
+    named by `-Q name,…` are emptied first: a task an earlier test left there (a rerank past its
+    expiry, the retrieval of a room since deleted) is not this test's."""
     if "-Q" in options and env.get("CELERY_BROKER_URL"):
         queues_purge(env["CELERY_BROKER_URL"], options[options.index("-Q") + 1].split(","))
     process = subprocess.Popen(
@@ -63,7 +63,8 @@ def celery_worker(*options: str, env: dict[str, str], log: IO[bytes] | None = No
 
 
 def queues_purge(broker_url: str, queues: list[str]) -> None:
-    with kombu.Connection(broker_url) as broker:
+    """Drop every message waiting in these queues of the broker (a queue never declared has none)."""
+    with kombu.Connection(broker_url, connect_timeout=5) as broker:
         channel = broker.default_channel
         for queue in queues:
             channel.queue_purge(queue)

@@ -127,8 +127,8 @@ class Worker:
         self.done = False
         self.paused = False  # a paused worker sends no more messages (the bench's drain)
         self.socket: Any = None
-        # (node index, time.monotonic()) when the page began closing its last socket: a server
-        # killed after that moment may have died before it handled the close.
+        # (node index, time.monotonic()) when the page, leaving, began closing its final socket: a
+        # server killed after that moment may have died before it handled the close.
         self.closed_on: tuple[int, float] | None = None
 
     # --- connections

@@ -22,7 +22,7 @@ from tests.evaluation.campaign import make_campaign, populate
 
 # Each annotator's order of preference: every model wins and loses some pairs, so every model's
 # distance to the others is bounded and gets an interval, whichever side each conversation is shown
-# on (that draw hashes the job's and rooms' keys, which differ with the tests run before).
+# on (that draw hashes the job's key and the rooms' random ids).
 PREFERENCES = {
     "alice": ("good-bot", "human", "bad-bot"),
     "bob": ("human", "good-bot", "bad-bot"),
@@ -57,7 +57,7 @@ def test_the_results_page_draws_its_charts(live_server, chromium_browser: Browse
     call_command("create_annotation_job", "mc-pairs", "--kind", "pairwise", "--campaign", "eval-mc", "--overlap", "3",
                  stdout=io.StringIO())
     job = Job.objects.get(slug="mc-pairs")
-    # 7 pairs, 3 annotators each: 15, 15 and 12 battles, past the 10 a model needs for an interval.
+    # 7 pairs (3 + 2 + 2), 3 annotators each: 12–15 battles a model, past the 10 an interval needs.
     for name, order in PREFERENCES.items():
         assert answer_by_preference(Api(Client(), Worker.objects.create(external_id=name)), job, order) == 7
     page, errors = staff_page(browser, live_server.url, height=900)

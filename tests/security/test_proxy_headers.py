@@ -31,15 +31,19 @@ LONG = 10**9  # a window that never ends during the test: counts cannot reset ha
 # A Redis database of its own, so that other tests resetting their rate-limit counts on the shared
 # Redis cannot reset this one's mid-test: one per pytest-xdist worker (two workers ran this
 # module's tests at once and each reset the other's counts), counted down from the last of
-# Redis's 16, clear of the databases tests/settings.py gives each worker.
-REDIS_DB = 15 - int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+# Redis's 16, clear of the databases tests/settings.py gives each worker (worker n: 3n to 3n + 2
+# above the URL's) for up to 4 workers.
+WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+REDIS_DB = 15 - WORKER
 
 
 @pytest.fixture(params=[False], ids=["edge"])
 def topology(request, campaign, index_dir: Path, tmp_path: Path) -> Iterator[tuple[HAProxy, Node]]:
     """A chat process behind HAProxy; `request.param`: HAProxy behind a front proxy
     (GROUNDWORK_FRONT_PROXY=1) rather than at the edge."""
-    redis_url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + f"/{REDIS_DB}"
+    base, _, own = os.environ["REDIS_URL"].rpartition("/")
+    assert int(own or 0) + 2 < REDIS_DB, "the workers' Redis databases reach this test's: run at most 4 workers"
+    redis_url = f"{base}/{REDIS_DB}"
     store = redis.Redis.from_url(redis_url)
     for key in store.scan_iter(match="gw:rate:*"):
         store.delete(key)
