@@ -101,8 +101,9 @@ def test_relevance_answers_refuse_pairwise_fields(api: dict[str, Api], relevance
     assert response.status_code == 400 and response.json()["code"] == "bad_answer"
 
 
-def answer_all(api: Api, job: Job, *, check_right: bool) -> int:
-    """Answer everything served: task pairs always "left", check pairs right or wrong."""
+def answer_all(api: Api, job: Job, *, check_right: bool, prefer: tuple[str, ...] = ()) -> int:
+    """Answer everything served: task pairs "left", or the model `prefer` ranks first where it is
+    given; check pairs right or wrong."""
     answered = 0
     while True:
         data = api.next(job).json()
@@ -113,6 +114,10 @@ def answer_all(api: Api, job: Job, *, check_right: bool) -> int:
         if item.gold is not None:
             good_left = item.payload["left"] == item.gold["winner"]
             choice = "left" if good_left == check_right else "right"
+        elif prefer:
+            left = item.payload["left"]
+            shown = [item.payload["conversations"][side]["model"] for side in (left, "b" if left == "a" else "a")]
+            choice = "left" if prefer.index(shown[0]) < prefer.index(shown[1]) else "right"
         assert api.answer(item.pk, {"choice": choice, "reason": "my reason"}).status_code == 201
         answered += 1
 

@@ -12,9 +12,10 @@ from django.core.management import call_command
 from django.test import Client
 from playwright.sync_api import Browser, expect
 
-from annotate.models import Item, Job
+from annotate.models import Job
 from collect.models import Worker
 from tests.annotate.conftest import Api
+from tests.annotate.test_pairwise import answer_all
 from tests.annotate.test_browser import screenshot
 from tests.browser.charts import charts_drawn, staff_page
 from tests.chromium import CHROMIUM
@@ -28,21 +29,6 @@ PREFERENCES = {
     "bob": ("human", "good-bot", "bad-bot"),
     "carol": ("bad-bot", "good-bot", "human"),
 }
-
-
-def answer_by_preference(api: Api, job: Job, order: tuple[str, ...]) -> int:
-    """Answer every pair served with the model `order` ranks first; returns how many."""
-    answered = 0
-    while (served := api.next(job).json()["item"]) is not None:
-        payload = Item.objects.get(pk=served["id"]).payload
-        left = payload["left"]
-        right = "b" if left == "a" else "a"
-        left_model, right_model = (payload["conversations"][side]["model"] for side in (left, right))
-        choice = "left" if order.index(left_model) < order.index(right_model) else "right"
-        assert api.answer(served["id"], {"choice": choice, "reason": "my reason"}).status_code == 201
-        answered += 1
-    return answered
-
 
 pytestmark = [
     pytest.mark.backends,
@@ -59,7 +45,7 @@ def test_the_results_page_draws_its_charts(live_server, chromium_browser: Browse
     job = Job.objects.get(slug="mc-pairs")
     # 7 pairs (3 + 2 + 2), 3 annotators each: 12–15 battles a model, past the 10 an interval needs.
     for name, order in PREFERENCES.items():
-        assert answer_by_preference(Api(Client(), Worker.objects.create(external_id=name)), job, order) == 7
+        assert answer_all(Api(Client(), Worker.objects.create(external_id=name)), job, check_right=True, prefer=order) == 7
     page, errors = staff_page(browser, live_server.url, height=900)
     page.goto(f"{live_server.url}/annotate/results/eval-mc/")
     expect(page.get_by_test_id("results-title")).to_have_text("Eval campaign: results")
