@@ -15,8 +15,8 @@ from playwright.sync_api import Browser, expect
 from annotate.models import Job
 from collect.models import Worker
 from tests.annotate.conftest import Api
-from tests.annotate.test_pairwise import answer_all
 from tests.annotate.test_browser import screenshot
+from tests.annotate.test_pairwise import answer_all
 from tests.browser.charts import charts_drawn, staff_page
 from tests.chromium import CHROMIUM
 from tests.evaluation.campaign import make_campaign, populate
